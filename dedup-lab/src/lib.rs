@@ -1,0 +1,128 @@
+//! dedup-lab: producer sequence-id deduplication designs behind one trait.
+//!
+//! Re-creates Pulsar's `MessageDeduplication.isDuplicateNormal` (PR #26763): a topic-wide lock
+//! against per-producer compare-and-swap designs, each answering NotDup / Dup / Unknown exactly as
+//! Pulsar does. Every design is one file under [`implementations`]; [`with_implementations!`] is
+//! the one list of them that tests, benches, allocation and footprint runs all iterate.
+
+pub mod implementations;
+pub mod sequence;
+pub mod workload;
+
+pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, SequenceBatch};
+
+/// A producer-sequence deduplicator for one topic.
+///
+/// A caller first [`connect`](SequenceDedup::connect)s a producer name and keeps the handle for
+/// the life of the connection; two connections with the same name (the reconnect overlap) get two
+/// handles and must stay linearizable with each other.
+pub trait SequenceDedup: Default + Send + Sync + 'static {
+    /// The implementation's name in tables and on the command line.
+    const NAME: &'static str;
+    /// Whether admission allocates nothing once a producer has admitted its first message
+    /// (asserted by the dhat tests).
+    const ZERO_ALLOC_STEADY_STATE: bool;
+
+    /// What a connection keeps: the producer's name for map designs, a slot for handle designs.
+    type Producer: Send + 'static;
+
+    /// Resolves a producer when it connects.
+    fn connect(&self, producer: &str) -> Self::Producer;
+
+    /// The admission check: NotDup (and pushed becomes `batch.high()`) when `batch.low()` is above
+    /// pushed; otherwise Dup when `batch.low()` is at or below persisted, else Unknown. The Dup and
+    /// Unknown paths write nothing.
+    fn admit(&self, producer: &Self::Producer, batch: SequenceBatch) -> DupStatus;
+
+    /// The add completed: persisted becomes `batch.high()`.
+    fn record_persisted(&self, producer: &Self::Producer, batch: SequenceBatch);
+
+    /// The add-failure path: every producer's pushed goes back to its persisted id (or to none).
+    fn reset_pushed_to_persisted(&self);
+
+    fn highest_pushed(&self, producer: &str) -> Option<u64>;
+
+    fn highest_persisted(&self, producer: &str) -> Option<u64>;
+
+    /// Forgets an inactive producer's watermarks.
+    fn purge(&self, producer: &str);
+}
+
+/// Calls `$callback!` with the list of every implementation as `module::Type` paths, so macro
+/// users (gungraun benches) and [`for_each_implementation`] share one list. Adding a design means
+/// adding one file and one line here.
+#[macro_export]
+macro_rules! with_implementations {
+    ($callback:ident) => {
+        $callback! {
+            topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
+            per_key_cas => $crate::implementations::per_key_cas::PerKeyCas,
+            atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
+            sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
+            producer_handle => $crate::implementations::producer_handle::ProducerHandle,
+        }
+    };
+}
+
+/// Something to do with each implementation type.
+pub trait ImplementationVisitor {
+    fn visit<D: SequenceDedup>(&mut self);
+}
+
+macro_rules! visit_all {
+    ($($module:ident => $ty:path),* $(,)?) => {
+        /// Visits every implementation, the baseline (`topic-mutex`) first.
+        pub fn for_each_implementation(visitor: &mut impl ImplementationVisitor) {
+            $(visitor.visit::<$ty>();)*
+        }
+    };
+}
+with_implementations!(visit_all);
+
+/// Names of all implementations, baseline first.
+pub fn implementation_names() -> Vec<&'static str> {
+    struct Names(Vec<&'static str>);
+    impl ImplementationVisitor for Names {
+        fn visit<D: SequenceDedup>(&mut self) {
+            self.0.push(D::NAME);
+        }
+    }
+    let mut names = Names(Vec::new());
+    for_each_implementation(&mut names);
+    names.0
+}
+
+/// Visits the one implementation called `name`; an unknown name is an error that lists the
+/// valid ones.
+pub fn visit_implementation(
+    name: &str,
+    visitor: &mut impl ImplementationVisitor,
+) -> Result<(), String> {
+    struct Named<'a, V> {
+        name: &'a str,
+        inner: &'a mut V,
+        found: bool,
+    }
+    impl<V: ImplementationVisitor> ImplementationVisitor for Named<'_, V> {
+        fn visit<D: SequenceDedup>(&mut self) {
+            if D::NAME == self.name {
+                self.found = true;
+                self.inner.visit::<D>();
+            }
+        }
+    }
+    let mut named = Named {
+        name,
+        inner: visitor,
+        found: false,
+    };
+    for_each_implementation(&mut named);
+    if named.found {
+        Ok(())
+    } else {
+        Err(format!(
+            "unknown implementation `{name}`; valid: {}",
+            implementation_names().join(", ")
+        ))
+    }
+}

@@ -1,0 +1,282 @@
+//! The admission workloads ("shapes"), defined once and driven identically for every
+//! implementation by the criterion, gungraun, allocation and dhat runs.
+//!
+//! Every operation stream is deterministic (no RNG): each producer's ids simply increase, so
+//! every implementation sees exactly the same input.
+
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use crate::{DupStatus, SequenceBatch, SequenceDedup};
+
+/// How the calls are spread over threads and producers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// One thread, one producer, every call new (the accept path).
+    Single,
+    /// One thread, one producer, every call a duplicate: alternately below persisted (Dup) and
+    /// between persisted and pushed (Unknown). Nothing is written.
+    Duplicate,
+    /// `threads` threads, each with its own producer.
+    Distinct { threads: usize },
+    /// `threads` connections of one producer sending the same ids (the reconnect overlap): each
+    /// id is admitted once, the other callers get Unknown.
+    Shared { threads: usize },
+    /// Pulsar's `iot-telemetry` scenario: `producers` producers spread round-robin over `threads`.
+    Iot { producers: usize, threads: usize },
+}
+
+/// Every shape the lab measures. Thread counts: 2 is this machine's core count; 16 mirrors the
+/// seed's JMH runs and is oversubscribed on 2 cores.
+pub const SHAPES: [Shape; 7] = [
+    Shape::Single,
+    Shape::Duplicate,
+    Shape::Distinct { threads: 2 },
+    Shape::Distinct { threads: 16 },
+    Shape::Shared { threads: 2 },
+    Shape::Shared { threads: 16 },
+    Shape::Iot {
+        producers: 500,
+        threads: 2,
+    },
+];
+
+/// Duplicate shape: pushed and persisted watermarks set up before measuring.
+const DUPLICATE_PUSHED: u64 = 1 << 20;
+const DUPLICATE_PERSISTED: u64 = 1 << 19;
+
+impl Shape {
+    /// The `<parameter>` part of bench ids.
+    pub fn name(self) -> String {
+        match self {
+            Self::Single => "single".into(),
+            Self::Duplicate => "duplicate".into(),
+            Self::Distinct { threads } => format!("distinct-{threads}"),
+            Self::Shared { threads } => format!("shared-{threads}"),
+            Self::Iot { producers, .. } => format!("iot-{producers}"),
+        }
+    }
+
+    pub fn threads(self) -> usize {
+        match self {
+            Self::Single | Self::Duplicate => 1,
+            Self::Distinct { threads } | Self::Shared { threads } | Self::Iot { threads, .. } => {
+                threads
+            }
+        }
+    }
+
+    /// One line for report tables.
+    pub fn description(self) -> String {
+        match self {
+            Self::Single => "1 thread, 1 producer, every call new".into(),
+            Self::Duplicate => "1 thread, every call Dup or Unknown (no write)".into(),
+            Self::Distinct { threads } => format!("{threads} threads, one producer each"),
+            Self::Shared { threads } => {
+                format!("{threads} connections of one producer sending the same ids")
+            }
+            Self::Iot { producers, threads } => {
+                format!("{producers} producers round-robin over {threads} threads")
+            }
+        }
+    }
+
+    /// The shape called `name`; an unknown name is an error listing the valid ones.
+    pub fn parse(name: &str) -> Result<Shape, String> {
+        SHAPES
+            .into_iter()
+            .find(|s| s.name() == name)
+            .ok_or_else(|| {
+                let valid: Vec<String> = SHAPES.iter().map(|s| s.name()).collect();
+                format!("unknown shape `{name}`; valid: {}", valid.join(", "))
+            })
+    }
+
+    /// Connects the shape's producers, admits each one's first message (so the map entries exist
+    /// and every measured call is steady state) and returns one worker per thread.
+    pub fn prepare<D: SequenceDedup>(self, dedup: &D) -> Vec<Worker<D>> {
+        let name = |i: usize| format!("producer-{i}");
+        let workers: Vec<Worker<D>> = match self {
+            Self::Single | Self::Duplicate => vec![Worker::new(vec![dedup.connect(&name(0))])],
+            Self::Distinct { threads } => (0..threads)
+                .map(|t| Worker::new(vec![dedup.connect(&name(t))]))
+                .collect(),
+            Self::Shared { threads } => (0..threads)
+                .map(|_| Worker::new(vec![dedup.connect(&name(0))]))
+                .collect(),
+            Self::Iot { producers, threads } => (0..threads)
+                .map(|t| {
+                    let own = (t..producers).step_by(threads);
+                    Worker::new(own.map(|p| dedup.connect(&name(p))).collect())
+                })
+                .collect(),
+        };
+        for worker in &workers {
+            for producer in &worker.producers {
+                dedup.admit(producer, batch(0));
+            }
+        }
+        if self == Self::Duplicate {
+            let producer = &workers[0].producers[0];
+            dedup.admit(producer, batch(DUPLICATE_PUSHED));
+            dedup.record_persisted(producer, batch(DUPLICATE_PERSISTED));
+        }
+        let duplicate = self == Self::Duplicate;
+        workers
+            .into_iter()
+            .map(|w| Worker { duplicate, ..w })
+            .collect()
+    }
+}
+
+fn batch(id: u64) -> SequenceBatch {
+    SequenceBatch::single(id).expect("workload ids stay far below MAX_SEQUENCE_ID")
+}
+
+/// One thread's share of a shape: its producer handles and where each producer's ids are.
+pub struct Worker<D: SequenceDedup> {
+    producers: Vec<D::Producer>,
+    next_ids: Vec<u64>,
+    cursor: usize,
+    duplicate: bool,
+}
+
+impl<D: SequenceDedup> Worker<D> {
+    fn new(producers: Vec<D::Producer>) -> Self {
+        let next_ids = vec![1; producers.len()];
+        Self {
+            producers,
+            next_ids,
+            cursor: 0,
+            duplicate: false,
+        }
+    }
+
+    /// Runs `ops` admissions; returns how many were NotDup (so the work cannot be optimised away
+    /// and callers can sanity-check the mix).
+    #[inline(never)]
+    pub fn run(&mut self, dedup: &D, ops: u64) -> u64 {
+        let mut admitted = 0;
+        for _ in 0..ops {
+            let i = self.cursor;
+            let id = self.next_ids[i];
+            let id = if self.duplicate {
+                // even steps: below persisted (Dup); odd steps: between persisted and pushed.
+                (id % DUPLICATE_PERSISTED) + (id & 1) * DUPLICATE_PERSISTED
+            } else {
+                id
+            };
+            let status = dedup.admit(&self.producers[i], batch(id));
+            admitted += u64::from(status == DupStatus::NotDup);
+            self.next_ids[i] += 1;
+            self.cursor = if i + 1 == self.producers.len() {
+                0
+            } else {
+                i + 1
+            };
+        }
+        admitted
+    }
+}
+
+/// Runs `warm_up_ops` then `ops` calls on every worker, on the same threads, and returns the wall
+/// time of the measured window only. All workers warm up together (so per-thread lazy state, such
+/// as papaya's reclamation slot or a lock's parking data, is created under the same contention
+/// before the window opens); `on_open` runs once all are ready, the clock runs from the start
+/// barrier until the last worker is done, then `on_close` runs. A single worker runs on the
+/// calling thread, with no thread or barrier at all.
+pub fn run_window<D: SequenceDedup>(
+    dedup: &D,
+    workers: &mut [Worker<D>],
+    warm_up_ops: u64,
+    ops: u64,
+    on_open: impl FnOnce(),
+    on_close: impl FnOnce(),
+) -> Duration {
+    if let [worker] = workers {
+        std::hint::black_box(worker.run(dedup, warm_up_ops));
+        on_open();
+        let start = Instant::now();
+        std::hint::black_box(worker.run(dedup, ops));
+        let elapsed = start.elapsed();
+        on_close();
+        return elapsed;
+    }
+    let warm_up = Barrier::new(workers.len());
+    let ready = Barrier::new(workers.len() + 1);
+    let start = Barrier::new(workers.len() + 1);
+    let done = Barrier::new(workers.len() + 1);
+    std::thread::scope(|scope| {
+        for worker in workers.iter_mut() {
+            let (warm_up, ready, start, done) = (&warm_up, &ready, &start, &done);
+            scope.spawn(move || {
+                warm_up.wait();
+                std::hint::black_box(worker.run(dedup, warm_up_ops));
+                ready.wait();
+                start.wait();
+                std::hint::black_box(worker.run(dedup, ops));
+                done.wait();
+            });
+        }
+        ready.wait();
+        on_open();
+        start.wait();
+        let begin = Instant::now();
+        done.wait();
+        let elapsed = begin.elapsed();
+        on_close();
+        elapsed
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::implementations::topic_mutex::TopicMutex;
+
+    #[test]
+    fn shape_names_parse_back_and_unknown_names_list_the_valid_ones() {
+        for shape in SHAPES {
+            assert_eq!(Shape::parse(&shape.name()), Ok(shape));
+        }
+        let err = Shape::parse("shared-3").unwrap_err();
+        assert!(err.contains("shared-3") && err.contains("iot-500"), "{err}");
+    }
+
+    #[test]
+    fn streams_give_the_intended_answers() {
+        let dedup = TopicMutex::default();
+        let mut workers = Shape::Single.prepare(&dedup);
+        assert_eq!(workers[0].run(&dedup, 100), 100, "single: every call new");
+
+        let dedup = TopicMutex::default();
+        let mut workers = Shape::Duplicate.prepare(&dedup);
+        assert_eq!(workers[0].run(&dedup, 1000), 0, "duplicate: nothing new");
+        assert_eq!(dedup.highest_pushed("producer-0"), Some(DUPLICATE_PUSHED));
+
+        let dedup = TopicMutex::default();
+        let mut workers = Shape::Iot {
+            producers: 500,
+            threads: 2,
+        }
+        .prepare(&dedup);
+        assert_eq!(workers.len(), 2);
+        assert_eq!(workers[0].producers.len() + workers[1].producers.len(), 500);
+        assert_eq!(workers[1].run(&dedup, 500), 500);
+        assert_eq!(
+            dedup.highest_pushed("producer-1"),
+            Some(2),
+            "two rounds over 250 producers"
+        );
+    }
+
+    #[test]
+    fn shared_window_admits_each_id_exactly_once() {
+        let dedup = TopicMutex::default();
+        let shape = Shape::Shared { threads: 4 };
+        let mut workers = shape.prepare(&dedup);
+        run_window(&dedup, &mut workers, 10, 1000, || {}, || {});
+        // 10 warm-up ids, then 1000 more on each thread: the same ids on every thread.
+        assert_eq!(dedup.highest_pushed("producer-0"), Some(1010));
+    }
+}

@@ -1,0 +1,181 @@
+//! Model-based property test: random operation sequences drive every implementation and a plain
+//! sequential model of Pulsar's semantics; every answer and every watermark must match.
+
+use std::collections::HashMap;
+
+use dedup_lab::{
+    DupStatus, ImplementationVisitor, SequenceBatch, SequenceDedup, for_each_implementation,
+};
+use proptest::prelude::*;
+
+const PRODUCERS: usize = 3;
+
+#[derive(Debug, Clone)]
+enum Op {
+    Admit {
+        producer: usize,
+        low: u64,
+        span: u64,
+    },
+    RecordPersisted {
+        producer: usize,
+        id: u64,
+    },
+    ResetPushedToPersisted,
+    Purge {
+        producer: usize,
+    },
+    /// A second connection for the same name replaces the caller's handle.
+    Reconnect {
+        producer: usize,
+    },
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    prop_oneof![
+        6 => (0..PRODUCERS, 0..24u64, 0..4u64)
+            .prop_map(|(producer, low, span)| Op::Admit { producer, low, span }),
+        2 => (0..PRODUCERS, 0..24u64).prop_map(|(producer, id)| Op::RecordPersisted { producer, id }),
+        1 => Just(Op::ResetPushedToPersisted),
+        1 => (0..PRODUCERS).prop_map(|producer| Op::Purge { producer }),
+        1 => (0..PRODUCERS).prop_map(|producer| Op::Reconnect { producer }),
+    ]
+}
+
+/// What one step showed: the admission answer (if any) and every producer's watermarks after it.
+type Observation = (Option<DupStatus>, Vec<(Option<u64>, Option<u64>)>);
+
+fn name(producer: usize) -> String {
+    format!("p{producer}")
+}
+
+/// The oracle: Pulsar's `isDuplicateNormal` and friends, written as directly as possible.
+#[derive(Default)]
+struct Model {
+    pushed: HashMap<String, u64>,
+    persisted: HashMap<String, u64>,
+}
+
+impl Model {
+    fn step(&mut self, op: &Op) -> Option<DupStatus> {
+        match *op {
+            Op::Admit {
+                producer,
+                low,
+                span,
+            } => {
+                let (key, high) = (name(producer), low + span);
+                match self.pushed.get(&key) {
+                    Some(&last) if low <= last => match self.persisted.get(&key) {
+                        Some(&persisted) if low <= persisted => Some(DupStatus::Dup),
+                        _ => Some(DupStatus::Unknown),
+                    },
+                    _ => {
+                        self.pushed.insert(key, high);
+                        Some(DupStatus::NotDup)
+                    }
+                }
+            }
+            Op::RecordPersisted { producer, id } => {
+                self.persisted.insert(name(producer), id);
+                None
+            }
+            Op::ResetPushedToPersisted => {
+                self.pushed = self.persisted.clone();
+                None
+            }
+            Op::Purge { producer } => {
+                self.pushed.remove(&name(producer));
+                self.persisted.remove(&name(producer));
+                None
+            }
+            Op::Reconnect { .. } => None,
+        }
+    }
+
+    fn watermarks(&self) -> Vec<(Option<u64>, Option<u64>)> {
+        (0..PRODUCERS)
+            .map(|p| {
+                (
+                    self.pushed.get(&name(p)).copied(),
+                    self.persisted.get(&name(p)).copied(),
+                )
+            })
+            .collect()
+    }
+}
+
+fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
+    let dedup = D::default();
+    let mut handles: Vec<D::Producer> = (0..PRODUCERS).map(|p| dedup.connect(&name(p))).collect();
+    ops.iter()
+        .map(|op| {
+            let answer = match *op {
+                Op::Admit {
+                    producer,
+                    low,
+                    span,
+                } => {
+                    let batch = SequenceBatch::new(low, low + span).unwrap();
+                    Some(dedup.admit(&handles[producer], batch))
+                }
+                Op::RecordPersisted { producer, id } => {
+                    dedup.record_persisted(&handles[producer], SequenceBatch::single(id).unwrap());
+                    None
+                }
+                Op::ResetPushedToPersisted => {
+                    dedup.reset_pushed_to_persisted();
+                    None
+                }
+                Op::Purge { producer } => {
+                    dedup.purge(&name(producer));
+                    None
+                }
+                Op::Reconnect { producer } => {
+                    handles[producer] = dedup.connect(&name(producer));
+                    None
+                }
+            };
+            let marks = (0..PRODUCERS)
+                .map(|p| {
+                    (
+                        dedup.highest_pushed(&name(p)),
+                        dedup.highest_persisted(&name(p)),
+                    )
+                })
+                .collect();
+            (answer, marks)
+        })
+        .collect()
+}
+
+struct AgreesWithModel<'a> {
+    ops: &'a [Op],
+    expected: Vec<Observation>,
+}
+
+impl ImplementationVisitor for AgreesWithModel<'_> {
+    fn visit<D: SequenceDedup>(&mut self) {
+        let actual = run_implementation::<D>(self.ops);
+        for (step, (got, want)) in actual.iter().zip(&self.expected).enumerate() {
+            assert_eq!(
+                got,
+                want,
+                "{} diverges at step {step} ({:?})",
+                D::NAME,
+                self.ops[step]
+            );
+        }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn every_implementation_agrees_with_the_model(ops in proptest::collection::vec(op(), 1..80)) {
+        let mut model = Model::default();
+        let expected = ops.iter().map(|op| (model.step(op), model.watermarks())).collect();
+        for_each_implementation(&mut AgreesWithModel { ops: &ops, expected });
+    }
+}

@@ -1,0 +1,61 @@
+//! dhat testing mode: the designs that claim allocation-free steady-state admission make no heap
+//! allocation per admission in any shape: none at all on one thread, and at most one block per
+//! thread with several (a lock's lazily created per-thread parking data can first be needed in the
+//! measured window; it is created once per thread, never per call). `per-key-cas` allocates on
+//! accepted updates, as expected of papaya's boxed entries. One profiler per process, so this file
+//! has one test.
+
+use dedup_lab::workload::{SHAPES, Shape, run_window};
+use dedup_lab::{ImplementationVisitor, SequenceDedup, for_each_implementation};
+
+#[global_allocator]
+static ALLOC: dhat::Alloc = dhat::Alloc;
+
+const OPS: u64 = 2_000;
+
+struct SteadyState {
+    shape: Shape,
+}
+
+impl ImplementationVisitor for SteadyState {
+    fn visit<D: SequenceDedup>(&mut self) {
+        let dedup = D::default();
+        let mut workers = self.shape.prepare(&dedup);
+        let mut before = None;
+        let mut after = None;
+        run_window(
+            &dedup,
+            &mut workers,
+            OPS,
+            OPS,
+            || before = Some(dhat::HeapStats::get().total_blocks),
+            || after = Some(dhat::HeapStats::get().total_blocks),
+        );
+        let blocks = after.unwrap() - before.unwrap();
+        let what = format!("{} / {}", D::NAME, self.shape.name());
+        if D::ZERO_ALLOC_STEADY_STATE {
+            let per_thread_state = if workers.len() == 1 {
+                0
+            } else {
+                workers.len() as u64
+            };
+            dhat::assert!(
+                blocks <= per_thread_state,
+                "{what}: allocated {blocks} blocks"
+            );
+        } else if matches!(self.shape, Shape::Single) {
+            dhat::assert!(
+                blocks >= OPS,
+                "{what}: expected one allocation per accepted update"
+            );
+        }
+    }
+}
+
+#[test]
+fn steady_state_allocations_match_each_design_claim() {
+    let _profiler = dhat::Profiler::builder().testing().build();
+    for shape in SHAPES {
+        for_each_implementation(&mut SteadyState { shape });
+    }
+}

@@ -1,0 +1,52 @@
+//! Retained heap footprint: the live-bytes delta across building a structure, measured with the
+//! counting allocator, the Rust analogue of JOL's `GraphLayout.totalSize()`.
+
+use crate::alloc::{AllocSnapshot, installed};
+
+/// Heap retained by a structure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Retained {
+    /// Requested bytes (sum of `Layout::size`).
+    pub bytes: u64,
+    /// Bytes the allocator reserved for them, so allocator slack is visible.
+    pub usable_bytes: u64,
+}
+
+/// Errors of the footprint probe.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FootprintError {
+    /// The binary did not install `labkit::alloc::CountingAlloc`.
+    AllocatorNotInstalled,
+}
+
+impl std::fmt::Display for FootprintError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Self::AllocatorNotInstalled => write!(
+                f,
+                "labkit::alloc::CountingAlloc is not the global allocator of this binary"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for FootprintError {}
+
+/// Builds a structure with `build`, then returns it with the heap it retains. Temporaries that
+/// `build` frees before returning are not counted. Run it on a quiet process: allocations by
+/// other threads during `build` would be attributed to the structure.
+pub fn retained_by<T>(build: impl FnOnce() -> T) -> Result<(T, Retained), FootprintError> {
+    if !installed() {
+        return Err(FootprintError::AllocatorNotInstalled);
+    }
+    let before = AllocSnapshot::now();
+    let value = build();
+    let delta = before.delta_to(&AllocSnapshot::now());
+    Ok((
+        value,
+        Retained {
+            bytes: delta.live_bytes.max(0) as u64,
+            usable_bytes: delta.live_usable_bytes.max(0) as u64,
+        },
+    ))
+}

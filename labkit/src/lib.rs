@@ -1,0 +1,18 @@
+//! Shared measurement kit for the lab: everything that both labs (dedup, pending-ack) need
+//! to turn a workload into numbers, written once.
+//!
+//! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
+//!   installed only by measurement binaries, never by timing binaries.
+//! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
+//! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
+//!   serialised to JSON, written atomically.
+//! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
+//! - [`compare`]: ratios and the faster / slower / inconclusive verdict.
+//! - [`table`]: a markdown table renderer.
+
+pub mod alloc;
+pub mod compare;
+pub mod env;
+pub mod footprint;
+pub mod record;
+pub mod table;

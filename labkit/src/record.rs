@@ -1,0 +1,285 @@
+//! Result records: one measured number, named `<experiment>/<implementation>/<parameter>`, so
+//! every measurement (criterion, gungraun, allocation, footprint) joins on the same id.
+
+use std::fmt;
+use std::io::Write;
+use std::path::Path;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+
+use crate::env::Environment;
+
+/// `<experiment>/<implementation>/<parameter>`, e.g. `admission/topic-mutex/shared-2`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(try_from = "String", into = "String")]
+pub struct BenchId {
+    pub experiment: String,
+    pub implementation: String,
+    pub parameter: String,
+}
+
+impl BenchId {
+    pub fn new(experiment: &str, implementation: &str, parameter: &str) -> Self {
+        Self {
+            experiment: experiment.to_owned(),
+            implementation: implementation.to_owned(),
+            parameter: parameter.to_owned(),
+        }
+    }
+}
+
+impl fmt::Display for BenchId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}/{}/{}",
+            self.experiment, self.implementation, self.parameter
+        )
+    }
+}
+
+impl FromStr for BenchId {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.split('/').collect();
+        match parts.as_slice() {
+            [e, i, p] if !e.is_empty() && !i.is_empty() && !p.is_empty() => Ok(Self::new(e, i, p)),
+            _ => Err(format!(
+                "bench id `{s}` is not of the form <experiment>/<implementation>/<parameter>"
+            )),
+        }
+    }
+}
+
+impl TryFrom<String> for BenchId {
+    type Error = String;
+    fn try_from(s: String) -> Result<Self, String> {
+        s.parse()
+    }
+}
+
+impl From<BenchId> for String {
+    fn from(id: BenchId) -> String {
+        id.to_string()
+    }
+}
+
+/// What a record measures. The unit follows from the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Metric {
+    /// Wall time per operation (per thread-operation for multi-thread shapes), criterion median.
+    NsPerOp,
+    /// Operations per second summed over all threads.
+    OpsPerSec,
+    /// Instructions per operation, callgrind via gungraun.
+    InstructionsPerOp,
+    /// Heap allocations per operation in steady state.
+    AllocsPerOp,
+    /// Heap bytes allocated per operation in steady state.
+    BytesPerOp,
+    /// Live heap bytes retained by a built structure.
+    RetainedBytes,
+    /// The same, as the allocator reserved them (malloc usable size).
+    RetainedUsableBytes,
+}
+
+impl Metric {
+    pub fn unit(self) -> &'static str {
+        match self {
+            Self::NsPerOp => "ns/op",
+            Self::OpsPerSec => "ops/s",
+            Self::InstructionsPerOp => "instructions/op",
+            Self::AllocsPerOp => "allocs/op",
+            Self::BytesPerOp => "B/op",
+            Self::RetainedBytes | Self::RetainedUsableBytes => "B",
+        }
+    }
+
+    /// Whether a larger value is better (throughput) rather than worse (cost).
+    pub fn higher_is_better(self) -> bool {
+        matches!(self, Self::OpsPerSec)
+    }
+}
+
+/// A confidence interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Interval {
+    pub lower: f64,
+    pub upper: f64,
+    /// e.g. 0.95
+    pub confidence: f64,
+}
+
+/// One measured number.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Record {
+    pub id: BenchId,
+    pub metric: Metric,
+    pub value: f64,
+    pub unit: String,
+    /// Present for sampled metrics (time); absent for deterministic counts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub interval: Option<Interval>,
+}
+
+impl Record {
+    pub fn new(id: BenchId, metric: Metric, value: f64) -> Self {
+        Self {
+            id,
+            metric,
+            value,
+            unit: metric.unit().to_owned(),
+            interval: None,
+        }
+    }
+
+    pub fn with_interval(mut self, interval: Interval) -> Self {
+        self.interval = Some(interval);
+        self
+    }
+}
+
+/// How a result set was produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RunMode {
+    /// Full measurement settings.
+    Full,
+    /// Short measurement, wider intervals.
+    Quick,
+    /// One iteration per benchmark: proves the pipeline runs; the numbers mean nothing.
+    Smoke,
+}
+
+impl RunMode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Full => "full",
+            Self::Quick => "quick (short measurement, wider intervals)",
+            Self::Smoke => "smoke (pipeline check only; numbers are meaningless)",
+        }
+    }
+}
+
+/// Everything one run of one lab measured, with the environment it ran in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ResultSet {
+    pub lab: String,
+    pub mode: RunMode,
+    pub environment: Environment,
+    pub records: Vec<Record>,
+}
+
+impl ResultSet {
+    /// The record for `id` and `metric`, if measured.
+    pub fn find(&self, id: &BenchId, metric: Metric) -> Option<&Record> {
+        self.records
+            .iter()
+            .find(|r| &r.id == id && r.metric == metric)
+    }
+
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("result sets contain only serialisable data")
+    }
+
+    pub fn from_json(text: &str) -> Result<Self, String> {
+        serde_json::from_str(text).map_err(|e| format!("not a lab result set: {e}"))
+    }
+
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+        Self::from_json(&text).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+/// Writes `contents` to `path` through a temporary file in the same directory and a rename, so a
+/// reader (or an interrupted run) never sees half a file.
+pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    std::fs::create_dir_all(dir)?;
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .unwrap_or("result");
+    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
+    let result = (|| {
+        let mut file = std::fs::File::create(&tmp)?;
+        file.write_all(contents.as_bytes())?;
+        file.sync_all()?;
+        std::fs::rename(&tmp, path)
+    })();
+    if result.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample_set() -> ResultSet {
+        ResultSet {
+            lab: "dedup".into(),
+            mode: RunMode::Quick,
+            environment: Environment::fixed_for_tests(),
+            records: vec![
+                Record::new(
+                    BenchId::new("admission", "topic-mutex", "single"),
+                    Metric::NsPerOp,
+                    41.5,
+                )
+                .with_interval(Interval {
+                    lower: 40.0,
+                    upper: 43.0,
+                    confidence: 0.95,
+                }),
+                Record::new(
+                    BenchId::new("footprint", "atomic-slot", "500"),
+                    Metric::RetainedBytes,
+                    1e4,
+                ),
+            ],
+        }
+    }
+
+    #[test]
+    fn bench_id_round_trips_and_rejects_malformed() {
+        let id: BenchId = "admission/topic-mutex/shared-2".parse().unwrap();
+        assert_eq!(id, BenchId::new("admission", "topic-mutex", "shared-2"));
+        assert_eq!(id.to_string(), "admission/topic-mutex/shared-2");
+        for bad in ["", "a/b", "a/b/c/d", "a//c"] {
+            assert!(bad.parse::<BenchId>().is_err(), "{bad} accepted");
+        }
+    }
+
+    #[test]
+    fn result_set_json_round_trip() {
+        let set = sample_set();
+        let back = ResultSet::from_json(&set.to_json()).unwrap();
+        assert_eq!(back, set);
+        assert!(set.to_json().contains("\"admission/topic-mutex/single\""));
+        assert!(ResultSet::from_json("{\"lab\": 3}").is_err());
+    }
+
+    #[test]
+    fn write_atomic_replaces_whole_file_and_leaves_no_temporaries() {
+        let dir = std::env::temp_dir().join(format!("labkit-atomic-{}", std::process::id()));
+        let path = dir.join("out.json");
+        write_atomic(&path, "first").unwrap();
+        write_atomic(&path, "second").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second");
+        let names: Vec<_> = std::fs::read_dir(&dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(names.len(), 1, "temporaries left behind: {names:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
