@@ -52,8 +52,39 @@ impl ImplementationVisitor for SteadyState {
     }
 }
 
+/// dashmap's locks park threads through parking_lot_core, which creates a process-wide hash table
+/// on the first park and grows it with the number of threads alive: one-time allocations that
+/// would otherwise land in whichever window first contends. Park (without sleeping) from as many
+/// threads at once as any shape uses, so the table exists at its final size before measuring.
+fn presize_parking_table() {
+    let threads = SHAPES.iter().map(|s| s.threads()).max().unwrap_or(1);
+    let all_alive = std::sync::Barrier::new(threads);
+    std::thread::scope(|scope| {
+        for _ in 0..threads {
+            scope.spawn(|| {
+                let key = 0u8;
+                // SAFETY: the key is the address of a local this thread owns, so no other
+                // primitive parks on it; `validate` returns false, so the thread never sleeps and
+                // nothing can be left waiting; the callbacks neither panic nor call parking_lot.
+                unsafe {
+                    parking_lot_core::park(
+                        std::ptr::from_ref(&key) as usize,
+                        || false,
+                        || {},
+                        |_, _| {},
+                        parking_lot_core::DEFAULT_PARK_TOKEN,
+                        None,
+                    );
+                }
+                all_alive.wait();
+            });
+        }
+    });
+}
+
 #[test]
 fn steady_state_allocations_match_each_design_claim() {
+    presize_parking_table();
     let _profiler = dhat::Profiler::builder().testing().build();
     for shape in SHAPES {
         for_each_implementation(&mut SteadyState { shape });

@@ -54,13 +54,11 @@ pub fn locked_versions(lock: &str, names: &[&str]) -> BTreeMap<String, String> {
             current = None;
         } else if let Some(name) = line.strip_prefix("name = ") {
             current = Some(name.trim_matches('"').to_owned());
-        } else if let (Some(version), Some(name)) = (line.strip_prefix("version = "), &current) {
-            if names.contains(&name.as_str()) {
-                found
-                    .entry(name.clone())
-                    .or_default()
-                    .push(version.trim_matches('"').to_owned());
-            }
+        } else if let (Some(version), Some(name)) = (line.strip_prefix("version = "), &current)
+            && names.contains(&name.as_str())
+        {
+            let version = version.trim_matches('"').to_owned();
+            found.entry(name.clone()).or_default().push(version);
         }
     }
     found.into_iter().map(|(k, v)| (k, v.join(", "))).collect()

@@ -1,6 +1,7 @@
 //! Shared measurement kit for the lab: everything that both labs (dedup, pending-ack) need
 //! to turn a workload into numbers, written once.
 //!
+//! - [`args`]: the command line every measurement binary accepts.
 //! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
 //!   installed only by measurement binaries, never by timing binaries.
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
@@ -11,6 +12,7 @@
 //! - [`table`]: a markdown table renderer.
 
 pub mod alloc;
+pub mod args;
 pub mod compare;
 pub mod env;
 pub mod footprint;

@@ -220,6 +220,28 @@ pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {
     result
 }
 
+/// Writes a measurement binary's records as a JSON array to `out` (atomically), or to stdout.
+pub fn emit_records(out: Option<&Path>, records: &[Record]) -> Result<(), String> {
+    let json = serde_json::to_string_pretty(records).expect("records are serialisable");
+    match out {
+        Some(path) => {
+            write_atomic(path, &json).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        }
+        None => {
+            println!("{json}");
+            Ok(())
+        }
+    }
+}
+
+/// Reads a JSON array of records written by [`emit_records`].
+pub fn load_records(path: &Path) -> Result<Vec<Record>, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    serde_json::from_str(&text)
+        .map_err(|e| format!("{}: not a list of records: {e}", path.display()))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -77,7 +77,7 @@ pub fn format_number(v: f64) -> String {
         };
     }
     let decimals = match v.abs() {
-        a if a == 0.0 => 0,
+        0.0 => 0,
         a if a >= 1000.0 => 0,
         a if a >= 100.0 => 1,
         a if a >= 10.0 => 1,

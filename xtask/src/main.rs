@@ -1,1 +1,528 @@
-fn main() {}
+//! The lab's driver: `cargo xtask <command>`. It builds once, runs every measurement binary,
+//! installs the pinned gungraun runner when missing, and renders `bench-results/`.
+
+mod collect;
+mod labs;
+mod render;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use labkit::env::Environment;
+use labkit::record::{Record, ResultSet, RunMode, write_atomic};
+use labs::{LABS, Lab};
+
+const USAGE: &str = "\
+usage: cargo xtask <command>
+
+commands:
+  bench [--quick|--smoke] [--out-dir DIR] [LAB] [NAME...]
+        measure (criterion, gungraun, allocation, footprint) and render the report.
+        Without NAMEs it writes bench-results/<lab>.{md,json}; with NAMEs (implementations,
+        shapes, experiments) it writes a partial report to target/lab/results/ instead.
+  report [--out-dir DIR] [LAB]
+        render <lab>.md again from <lab>.json without measuring
+  alloc LAB IMPLEMENTATION SHAPE
+        write a DHAT heap profile to target/lab/dhat/ (open it in DHAT's dh_view.html)
+  test  the whole test suite, then a smoke run of every benchmark and of the report pipeline
+  tools install the pinned gungraun-runner into .tools/ if it is missing";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("bench") => bench(&args[1..]),
+        Some("report") => report(&args[1..]),
+        Some("alloc") => alloc(&args[1..]),
+        Some("test") => test(&args[1..]),
+        Some("tools") => no_arguments(&args[1..]).and_then(|()| gungraun_runner().map(drop)),
+        Some("help" | "--help" | "-h") => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(format!("unknown command `{other}`\n\n{USAGE}")),
+        None => Err(USAGE.to_owned()),
+    };
+    if let Err(e) = result {
+        eprintln!("error: {e}");
+        std::process::exit(2);
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives in the workspace")
+        .to_path_buf()
+}
+
+fn no_arguments(args: &[String]) -> Result<(), String> {
+    match args.first() {
+        Some(a) => Err(format!("unexpected argument `{a}`")),
+        None => Ok(()),
+    }
+}
+
+/// Runs a command in the workspace root, streaming its output.
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let shown = format!("{cmd:?}");
+    let status = cmd
+        .current_dir(root())
+        .status()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// The gungraun version the workspace pins (`gungraun = "=X.Y.Z"`), which the runner must equal.
+fn pinned_gungraun() -> Result<String, String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
+    manifest
+        .lines()
+        .find_map(|l| l.strip_prefix("gungraun = \"="))
+        .and_then(|rest| rest.split('"').next())
+        .map(str::to_owned)
+        .ok_or_else(|| "Cargo.toml does not pin gungraun as `gungraun = \"=X.Y.Z\"`".to_owned())
+}
+
+/// `.tools/bin/gungraun-runner` at the pinned version, installed from crates.io when missing.
+fn gungraun_runner() -> Result<PathBuf, String> {
+    let version = pinned_gungraun()?;
+    let tools = root().join(".tools");
+    let runner = tools.join("bin/gungraun-runner");
+    let installed = Command::new(&runner)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&version));
+    if !installed {
+        eprintln!("==> installing gungraun-runner {version} into .tools/ (once; about 1.5 min)");
+        run(cargo()
+            .args([
+                "install",
+                "gungraun-runner",
+                "--locked",
+                "--force",
+                "--version",
+                &version,
+                "--root",
+            ])
+            .arg(&tools))?;
+    }
+    Ok(runner)
+}
+
+struct BenchOptions {
+    mode: RunMode,
+    out_dir: Option<PathBuf>,
+    labs: Vec<&'static Lab>,
+    filters: Vec<String>,
+}
+
+fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
+    let mut options = BenchOptions {
+        mode: RunMode::Full,
+        out_dir: None,
+        labs: Vec::new(),
+        filters: Vec::new(),
+    };
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "--quick" => options.mode = RunMode::Quick,
+            "--smoke" => options.mode = RunMode::Smoke,
+            "--out-dir" => {
+                options.out_dir = Some(args.next().ok_or("--out-dir needs a directory")?.into())
+            }
+            flag if flag.starts_with('-') => {
+                return Err(format!(
+                    "unknown option `{flag}`; valid: --quick, --smoke, --out-dir DIR"
+                ));
+            }
+            word if options.labs.is_empty()
+                && options.filters.is_empty()
+                && labs::find(word).is_ok() =>
+            {
+                options.labs.push(labs::find(word)?);
+            }
+            word => options.filters.push(word.to_owned()),
+        }
+    }
+    if options.labs.is_empty() {
+        options.labs = LABS.iter().collect();
+    }
+    for word in &options.filters {
+        if !options
+            .labs
+            .iter()
+            .any(|lab| lab.filter_words().contains(word))
+        {
+            let lab_names: Vec<&str> = LABS.iter().map(|l| l.name).collect();
+            let valid: Vec<String> = options.labs.iter().flat_map(|l| l.filter_words()).collect();
+            return Err(format!(
+                "unknown name `{word}`; valid: a lab ({}) first, then any of: {}",
+                lab_names.join(", "),
+                valid.join(", ")
+            ));
+        }
+    }
+    Ok(options)
+}
+
+/// A criterion filter regex selecting `<experiment>/<implementation>/<parameter>` ids.
+fn criterion_filter(lab: &Lab, filters: &[String]) -> Option<String> {
+    if filters.is_empty() {
+        return None;
+    }
+    let part = |names: Vec<String>| {
+        let chosen: Vec<&String> = filters.iter().filter(|f| names.contains(f)).collect();
+        if chosen.is_empty() {
+            "[^/]+".to_owned()
+        } else {
+            format!(
+                "({})",
+                chosen
+                    .iter()
+                    .map(|s| s.as_str())
+                    .collect::<Vec<_>>()
+                    .join("|")
+            )
+        }
+    };
+    let experiments = lab.experiments.iter().map(|s| s.to_string()).collect();
+    Some(format!(
+        "^{}/{}/{}$",
+        part(experiments),
+        part((lab.implementations)()),
+        part((lab.parameters)())
+    ))
+}
+
+fn criterion_args(mode: RunMode) -> Vec<&'static str> {
+    match mode {
+        RunMode::Full => vec![
+            "--warm-up-time",
+            "1",
+            "--measurement-time",
+            "4",
+            "--sample-size",
+            "50",
+        ],
+        RunMode::Quick => vec![
+            "--warm-up-time",
+            "0.3",
+            "--measurement-time",
+            "1",
+            "--sample-size",
+            "20",
+        ],
+        RunMode::Smoke => vec![
+            "--warm-up-time",
+            "0.01",
+            "--measurement-time",
+            "0.01",
+            "--sample-size",
+            "10",
+        ],
+    }
+}
+
+/// Measures one lab; returns its records and the stages that failed.
+fn measure(
+    lab: &Lab,
+    options: &BenchOptions,
+    runner: &Path,
+    work: &Path,
+) -> (Vec<Record>, Vec<String>) {
+    let mut records = Vec::new();
+    let mut failures = Vec::new();
+    let mut stage = |n: usize, what: &str, result: Result<Vec<Record>, String>| match result {
+        Ok(r) => {
+            eprintln!("==> [{}] stage {n}/4 {what}: {} records", lab.name, r.len());
+            records.extend(r);
+        }
+        Err(e) => {
+            eprintln!("==> [{}] stage {n}/4 {what} FAILED: {e}", lab.name);
+            failures.push(format!("{what}: {e}"));
+        }
+    };
+    let started = Instant::now();
+    let mode_flag = match options.mode {
+        RunMode::Full => None,
+        RunMode::Quick => Some("--quick"),
+        RunMode::Smoke => Some("--test"),
+    };
+
+    eprintln!("==> [{}] stage 1/4 allocation and footprint runs", lab.name);
+    let alloc_out = work.join("alloc.json");
+    let alloc = run(cargo()
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            lab.package,
+            "--bench",
+            "alloc",
+            "--",
+            "--out",
+        ])
+        .arg(&alloc_out)
+        .args(mode_flag)
+        .args(&options.filters))
+    .and_then(|()| labkit::record::load_records(&alloc_out));
+    stage(1, "allocation", alloc);
+
+    eprintln!("==> [{}] stage 2/4 instruction counts (gungraun)", lab.name);
+    let gungraun_dir = root().join("target/gungraun").join(lab.package);
+    let _ = std::fs::remove_dir_all(&gungraun_dir);
+    let instructions = run(cargo().env("GUNGRAUN_RUNNER", runner).args([
+        "bench",
+        "-q",
+        "-p",
+        lab.package,
+        "--bench",
+        "instructions",
+        "--",
+        "--save-summary=json",
+    ]))
+    .and_then(|()| collect::gungraun_tree(&gungraun_dir, "admission", lab.instruction_ops))
+    .map(|r| {
+        r.into_iter()
+            .filter(|r| selected(lab, &options.filters, r))
+            .collect()
+    });
+    stage(2, "instructions", instructions);
+
+    let criterion_home = work.join("criterion");
+    let _ = std::fs::remove_dir_all(&criterion_home);
+    eprintln!(
+        "==> [{}] stage 3/4 wall time (criterion, {} mode); criterion prints each benchmark as it runs",
+        lab.name,
+        options.mode.label()
+    );
+    let time = run(cargo()
+        .env("CRITERION_HOME", &criterion_home)
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            lab.package,
+            "--bench",
+            "time",
+            "--",
+            "--noplot",
+        ])
+        .args(criterion_args(options.mode))
+        .args(criterion_filter(lab, &options.filters)))
+    .and_then(|()| collect::criterion_tree(&criterion_home));
+    stage(3, "time", time);
+    eprintln!(
+        "==> [{}] measured in {:.0} s",
+        lab.name,
+        started.elapsed().as_secs_f64()
+    );
+    (records, failures)
+}
+
+fn selected(lab: &Lab, filters: &[String], record: &Record) -> bool {
+    let id = &record.id;
+    let within = |names: Vec<String>, name: &str| {
+        let chosen: Vec<&String> = filters.iter().filter(|f| names.contains(f)).collect();
+        chosen.is_empty() || chosen.iter().any(|c| *c == name)
+    };
+    within(
+        lab.experiments.iter().map(|s| s.to_string()).collect(),
+        &id.experiment,
+    ) && within((lab.implementations)(), &id.implementation)
+        && within((lab.parameters)(), &id.parameter)
+}
+
+fn out_dir(options_out: &Option<PathBuf>, partial: bool) -> PathBuf {
+    match options_out {
+        Some(dir) => dir.clone(),
+        None if partial => root().join("target/lab/results"),
+        None => root().join("bench-results"),
+    }
+}
+
+/// Writes `<lab>.json` and `<lab>.md` atomically.
+fn write_results(lab: &Lab, set: &ResultSet, dir: &Path) -> Result<(), String> {
+    let json = dir.join(format!("{}.json", lab.name));
+    let md = dir.join(format!("{}.md", lab.name));
+    write_atomic(&json, &set.to_json())
+        .map_err(|e| format!("cannot write {}: {e}", json.display()))?;
+    write_atomic(&md, &render_report(lab, set))
+        .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
+    eprintln!("==> wrote {} and {}", md.display(), json.display());
+    Ok(())
+}
+
+fn render_report(lab: &Lab, set: &ResultSet) -> String {
+    format!(
+        "# {}\n\n_Generated by `cargo xtask bench` from `{}.json`; do not edit by hand._\n\n{}\n{}",
+        lab.title,
+        lab.name,
+        render::environment_section(set),
+        (lab.render)(set)
+    )
+}
+
+fn bench(args: &[String]) -> Result<(), String> {
+    let options = parse_bench_options(args)?;
+    let runner = gungraun_runner()?;
+    let started = Instant::now();
+    eprintln!("==> building every benchmark once (cargo bench --no-run)");
+    let mut build = cargo();
+    build
+        .env("GUNGRAUN_RUNNER", &runner)
+        .args(["bench", "--no-run", "-q"]);
+    for lab in &options.labs {
+        build.args(["-p", lab.package]);
+    }
+    run(&mut build)?;
+    let mut failures = Vec::new();
+    for lab in &options.labs {
+        let work = root().join("target/lab").join(lab.name);
+        let (records, failed) = measure(lab, &options, &runner, &work);
+        failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name)));
+        let set = ResultSet {
+            lab: lab.name.to_owned(),
+            mode: options.mode,
+            environment: Environment::capture(&root(), lab.crates),
+            records,
+        };
+        write_results(
+            lab,
+            &set,
+            &out_dir(&options.out_dir, !options.filters.is_empty()),
+        )?;
+    }
+    eprintln!("==> done in {:.0} s", started.elapsed().as_secs_f64());
+    if failures.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("some stages failed:\n  {}", failures.join("\n  ")))
+    }
+}
+
+fn report(args: &[String]) -> Result<(), String> {
+    let options = parse_bench_options(args)?;
+    if !options.filters.is_empty() || options.mode != RunMode::Full {
+        return Err("report takes only [--out-dir DIR] [LAB]".into());
+    }
+    let dir = out_dir(&options.out_dir, false);
+    for lab in options.labs {
+        let set = ResultSet::load(&dir.join(format!("{}.json", lab.name)))?;
+        let md = dir.join(format!("{}.md", lab.name));
+        write_atomic(&md, &render_report(lab, &set))
+            .map_err(|e| format!("cannot write {}: {e}", md.display()))?;
+        eprintln!("==> wrote {}", md.display());
+    }
+    Ok(())
+}
+
+fn alloc(args: &[String]) -> Result<(), String> {
+    let [lab, implementation, shape] = args else {
+        return Err("usage: cargo xtask alloc LAB IMPLEMENTATION SHAPE".into());
+    };
+    let lab = labs::find(lab)?;
+    let out = root()
+        .join("target/lab/dhat")
+        .join(format!("{}-{implementation}-{shape}.json", lab.name));
+    std::fs::create_dir_all(out.parent().expect("has a parent")).map_err(|e| e.to_string())?;
+    run(cargo()
+        .args([
+            "bench",
+            "-q",
+            "-p",
+            lab.package,
+            "--bench",
+            "dhat_profile",
+            "--",
+        ])
+        .args([implementation, shape])
+        .arg("--out")
+        .arg(&out))
+}
+
+fn test(args: &[String]) -> Result<(), String> {
+    no_arguments(args)?;
+    let started = Instant::now();
+    run(cargo().args(["test", "--workspace"]))?;
+    let smoke_dir = root().join("target/lab/smoke");
+    bench(&[
+        "--smoke".to_owned(),
+        "--out-dir".to_owned(),
+        smoke_dir.display().to_string(),
+    ])?;
+    report(&["--out-dir".to_owned(), smoke_dir.display().to_string()])?;
+    eprintln!(
+        "==> tests and smoke runs passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(args: &[&str]) -> Vec<String> {
+        args.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn bench_options_select_lab_mode_and_filters() {
+        let o =
+            parse_bench_options(&words(&["--quick", "dedup", "atomic-slot", "shared-2"])).unwrap();
+        assert_eq!(o.mode, RunMode::Quick);
+        assert_eq!(o.labs.len(), 1);
+        assert_eq!(o.filters, words(&["atomic-slot", "shared-2"]));
+        assert_eq!(parse_bench_options(&[]).unwrap().labs.len(), LABS.len());
+    }
+
+    #[test]
+    fn unknown_names_and_options_are_clear_errors() {
+        let err = parse_bench_options(&words(&["dedup", "spinlock"]))
+            .err()
+            .unwrap();
+        assert!(
+            err.contains("`spinlock`") && err.contains("topic-mutex") && err.contains("shared-2"),
+            "{err}"
+        );
+        let err = parse_bench_options(&words(&["--fast"])).err().unwrap();
+        assert!(err.contains("unknown option `--fast`"), "{err}");
+        assert!(labs::find("pending").err().unwrap().contains("dedup"));
+    }
+
+    #[test]
+    fn criterion_filter_matches_only_the_chosen_ids() {
+        let lab = labs::find("dedup").unwrap();
+        assert_eq!(criterion_filter(lab, &[]), None);
+        let f = criterion_filter(lab, &words(&["atomic-slot", "topic-mutex", "shared-2"])).unwrap();
+        assert_eq!(f, "^[^/]+/(atomic-slot|topic-mutex)/(shared-2)$");
+    }
+
+    #[test]
+    fn filtered_records_follow_the_same_selection() {
+        use labkit::record::{BenchId, Metric};
+        let lab = labs::find("dedup").unwrap();
+        let rec = |i: &str, p: &str| {
+            Record::new(
+                BenchId::new("admission", i, p),
+                Metric::InstructionsPerOp,
+                1.0,
+            )
+        };
+        let filters = words(&["atomic-slot"]);
+        assert!(selected(lab, &filters, &rec("atomic-slot", "single")));
+        assert!(!selected(lab, &filters, &rec("topic-mutex", "single")));
+        assert!(selected(lab, &[], &rec("topic-mutex", "single")));
+    }
+}

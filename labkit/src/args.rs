@@ -1,0 +1,102 @@
+//! Command-line arguments shared by the labs' measurement binaries (run through `cargo bench`,
+//! which adds `--bench`). Unknown flags are errors, so a typo never silently measures the wrong
+//! thing.
+
+/// Parsed arguments of a measurement binary.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct RunArgs {
+    /// Where to write the result set (JSON).
+    pub out: Option<std::path::PathBuf>,
+    /// Smoke mode: as few operations as still exercise every code path.
+    pub test: bool,
+    /// Fewer operations than a full run.
+    pub quick: bool,
+    /// Positional words: names that select implementations, shapes or datasets.
+    pub filters: Vec<String>,
+}
+
+impl RunArgs {
+    /// Parses `args` (without the program name).
+    pub fn parse(args: impl IntoIterator<Item = String>) -> Result<Self, String> {
+        let mut parsed = Self::default();
+        let mut args = args.into_iter();
+        while let Some(arg) = args.next() {
+            match arg.as_str() {
+                "--bench" => {} // added by `cargo bench`
+                "--test" => parsed.test = true,
+                "--quick" => parsed.quick = true,
+                "--out" => {
+                    let path = args.next().ok_or("--out needs a file path")?;
+                    parsed.out = Some(path.into());
+                }
+                flag if flag.starts_with('-') => {
+                    return Err(format!(
+                        "unknown option `{flag}`; valid: --out PATH, --quick, --test"
+                    ));
+                }
+                word => parsed.filters.push(word.to_owned()),
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// Whether `name`, one of the names of a dimension (implementations, shapes, ...), is
+    /// selected: a dimension none of whose names was given is not filtered.
+    pub fn selects(&self, dimension: &[&str], name: &str) -> bool {
+        let filtered = self.filters.iter().any(|f| dimension.contains(&f.as_str()));
+        !filtered || self.filters.iter().any(|f| f == name)
+    }
+
+    /// An error naming the first filter that is not in `valid`, listing the valid names.
+    pub fn check_filters(&self, valid: &[&str]) -> Result<(), String> {
+        match self.filters.iter().find(|f| !valid.contains(&f.as_str())) {
+            Some(unknown) => Err(format!(
+                "unknown name `{unknown}`; valid: {}",
+                valid.join(", ")
+            )),
+            None => Ok(()),
+        }
+    }
+}
+
+/// Prints `message` as an error and exits with status 2: for measurement binaries' `main`.
+pub fn exit_with_usage_error(message: &str) -> ! {
+    eprintln!("error: {message}");
+    std::process::exit(2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(args: &[&str]) -> Result<RunArgs, String> {
+        RunArgs::parse(args.iter().map(|s| s.to_string()))
+    }
+
+    #[test]
+    fn parses_flags_and_filters_and_rejects_unknown_options() {
+        let a = parse(&["--bench", "--quick", "--out", "x.json", "atomic-slot"]).unwrap();
+        assert!(a.quick && !a.test);
+        assert_eq!(a.out.as_deref(), Some(std::path::Path::new("x.json")));
+        let impls = ["atomic-slot", "topic-mutex"];
+        assert!(a.selects(&impls, "atomic-slot"));
+        assert!(!a.selects(&impls, "topic-mutex"));
+        assert!(
+            a.selects(&["single", "shared-2"], "single"),
+            "shapes not filtered"
+        );
+        assert!(parse(&[]).unwrap().selects(&impls, "topic-mutex"));
+        assert!(a.check_filters(&impls).is_ok());
+        let err = parse(&["spin"]).unwrap().check_filters(&impls).unwrap_err();
+        assert!(
+            err.contains("`spin`") && err.contains("atomic-slot, topic-mutex"),
+            "{err}"
+        );
+        assert!(parse(&["--out"]).unwrap_err().contains("--out"));
+        assert!(
+            parse(&["--fast"])
+                .unwrap_err()
+                .contains("unknown option `--fast`")
+        );
+    }
+}

@@ -1,0 +1,282 @@
+//! Report building blocks shared by every lab: the environment header and comparison tables in
+//! the seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×).
+
+use labkit::compare::{Verdict, compare};
+use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::table::{Align, Table, format_bytes, format_change, format_number};
+
+/// The header every report starts with: what was run, where, and how to read it.
+pub fn environment_section(set: &ResultSet) -> String {
+    let env = &set.environment;
+    let mut t = Table::new()
+        .column("Environment", Align::Left)
+        .column("", Align::Left);
+    t.row(vec!["CPU".into(), env.cpu_model.clone()]);
+    t.row(vec!["Cores".into(), env.cores.to_string()]);
+    t.row(vec!["OS".into(), env.os.clone()]);
+    t.row(vec!["rustc".into(), env.rustc.clone()]);
+    let crates: Vec<String> = env.crates.iter().map(|(k, v)| format!("{k} {v}")).collect();
+    t.row(vec!["Crates".into(), crates.join(", ")]);
+    t.row(vec!["Git revision".into(), env.git_revision.clone()]);
+    t.row(vec!["Date (UTC)".into(), env.date.clone()]);
+    t.row(vec!["Mode".into(), set.mode.label().into()]);
+    t.render()
+}
+
+/// How a value of `metric` is printed.
+pub fn format_metric(metric: Metric, value: f64) -> String {
+    match metric {
+        Metric::RetainedBytes | Metric::RetainedUsableBytes => format_bytes(value),
+        _ => format_number(value),
+    }
+}
+
+fn cell(record: &Record) -> String {
+    let value = format_metric(record.metric, record.value);
+    match record.interval {
+        Some(ci) => format!(
+            "{value} [{}–{}]",
+            format_metric(record.metric, ci.lower),
+            format_metric(record.metric, ci.upper)
+        ),
+        None => value,
+    }
+}
+
+fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
+    match (metric, verdict) {
+        (Metric::NsPerOp | Metric::InstructionsPerOp, v) => v.word(),
+        (Metric::OpsPerSec, Verdict::Better) => "higher",
+        (Metric::OpsPerSec, Verdict::Worse) => "lower",
+        (_, Verdict::Better) => "less",
+        (_, Verdict::Worse) => "more",
+        (_, v) => v.word(),
+    }
+}
+
+fn column_header(metric: Metric) -> &'static str {
+    match metric {
+        Metric::RetainedBytes => "retained",
+        Metric::RetainedUsableBytes => "retained (malloc usable)",
+        m => m.unit(),
+    }
+}
+
+/// One row of a comparison table: a parameter and how to label it.
+pub struct Row {
+    pub parameter: String,
+    pub label: String,
+}
+
+/// A comparison table: one row per parameter, one column per implementation (baseline first),
+/// each candidate cell with its ratio to the baseline, the change in percent and the verdict.
+pub fn comparison_table(
+    set: &ResultSet,
+    experiment: &str,
+    metric: Metric,
+    rows: &[Row],
+    implementations: &[&str],
+) -> Table {
+    let baseline = implementations[0];
+    let mut table = Table::new().column("Case", Align::Left);
+    for (i, name) in implementations.iter().enumerate() {
+        let header = if i == 0 {
+            format!("{name} (baseline)")
+        } else {
+            name.to_string()
+        };
+        table = table.column(&header, Align::Right);
+    }
+    for row in rows {
+        let find = |name: &str| set.find(&BenchId::new(experiment, name, &row.parameter), metric);
+        let base = find(baseline);
+        let mut cells = vec![row.label.clone()];
+        for name in implementations {
+            cells.push(match (find(name), base) {
+                (None, _) => "—".into(),
+                (Some(r), _) if *name == baseline => format!("{}<br>1.00×", cell(r)),
+                (Some(r), None) => cell(r),
+                (Some(r), Some(b)) => {
+                    let c = compare(b, r);
+                    let word = verdict_word(metric, c.verdict);
+                    if c.ratio.is_finite() {
+                        format!(
+                            "{}<br>{:.2}× {} {word}",
+                            cell(r),
+                            c.ratio,
+                            format_change(c.change_percent)
+                        )
+                    } else {
+                        format!("{}<br>{word} (baseline 0)", cell(r))
+                    }
+                }
+            });
+        }
+        table.row(cells);
+    }
+    table
+}
+
+/// Every id with every metric measured for it, in one table: the join of all measurements.
+pub fn joined_table(set: &ResultSet) -> Table {
+    const METRICS: [Metric; 7] = [
+        Metric::NsPerOp,
+        Metric::OpsPerSec,
+        Metric::InstructionsPerOp,
+        Metric::AllocsPerOp,
+        Metric::BytesPerOp,
+        Metric::RetainedBytes,
+        Metric::RetainedUsableBytes,
+    ];
+    let mut ids: Vec<&BenchId> = set.records.iter().map(|r| &r.id).collect();
+    ids.sort();
+    ids.dedup();
+    let present: Vec<Metric> = METRICS
+        .into_iter()
+        .filter(|m| set.records.iter().any(|r| r.metric == *m))
+        .collect();
+    let mut table = Table::new().column("Id", Align::Left);
+    for m in &present {
+        table = table.column(column_header(*m), Align::Right);
+    }
+    for id in ids {
+        let mut cells = vec![format!("`{id}`")];
+        for m in &present {
+            cells.push(
+                set.find(id, *m)
+                    .map_or(String::new(), |r| format_metric(*m, r.value)),
+            );
+        }
+        table.row(cells);
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use labkit::env::Environment;
+    use labkit::record::{Interval, RunMode};
+
+    fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
+        Record::new(
+            BenchId::new("admission", implementation, "single"),
+            Metric::NsPerOp,
+            value,
+        )
+        .with_interval(Interval {
+            lower: value - half_width,
+            upper: value + half_width,
+            confidence: 0.95,
+        })
+    }
+
+    fn set(records: Vec<Record>) -> ResultSet {
+        ResultSet {
+            lab: "dedup".into(),
+            mode: RunMode::Full,
+            environment: Environment::fixed_for_tests(),
+            records,
+        }
+    }
+
+    #[test]
+    fn comparison_table_puts_baseline_first_and_gives_verdicts() {
+        let s = set(vec![
+            timed("base", 40.0, 1.0),
+            timed("fast", 20.0, 1.0),
+            timed("close", 40.5, 1.0),
+        ]);
+        let rows = [Row {
+            parameter: "single".into(),
+            label: "1 thread".into(),
+        }];
+        let out = comparison_table(
+            &s,
+            "admission",
+            Metric::NsPerOp,
+            &rows,
+            &["base", "fast", "close", "absent"],
+        )
+        .render();
+        assert!(
+            out.starts_with("| Case | base (baseline) | fast | close | absent |"),
+            "{out}"
+        );
+        assert!(out.contains("40.0 [39.0–41.0]<br>1.00×"), "{out}");
+        assert!(
+            out.contains("20.0 [19.0–21.0]<br>0.50× −50.0 % faster"),
+            "{out}"
+        );
+        assert!(out.contains("1.01× +1.3 % inconclusive"), "{out}");
+        assert!(out.contains("| — |"), "{out}");
+    }
+
+    #[test]
+    fn a_zero_baseline_gives_no_infinite_ratio() {
+        let count = |i: &str, v: f64| {
+            Record::new(
+                BenchId::new("admission", i, "single"),
+                Metric::AllocsPerOp,
+                v,
+            )
+        };
+        let rows = [Row {
+            parameter: "single".into(),
+            label: "single".into(),
+        }];
+        let s = set(vec![
+            count("base", 0.0),
+            count("boxed", 1.06),
+            count("flat", 0.0),
+        ]);
+        let out = comparison_table(
+            &s,
+            "admission",
+            Metric::AllocsPerOp,
+            &rows,
+            &["base", "boxed", "flat"],
+        )
+        .render();
+        assert!(out.contains("1.06<br>more (baseline 0)"), "{out}");
+        assert!(out.contains("0<br>1.00× +0.0 % same"), "{out}");
+        assert!(!out.contains('∞'), "{out}");
+    }
+
+    #[test]
+    fn joined_table_has_one_row_per_id_and_a_column_per_measured_metric() {
+        let mut records = vec![timed("base", 40.0, 1.0)];
+        records.push(Record::new(
+            BenchId::new("admission", "base", "single"),
+            Metric::AllocsPerOp,
+            0.0,
+        ));
+        records.push(Record::new(
+            BenchId::new("footprint", "base", "1-producers"),
+            Metric::RetainedBytes,
+            2048.0,
+        ));
+        let out = joined_table(&set(records)).render();
+        assert!(
+            out.starts_with("| Id | ns/op | allocs/op | retained |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("| `admission/base/single` | 40.0 | 0 |  |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("| `footprint/base/1-producers` |  |  | 2.00 KiB |"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn environment_header_names_the_mode() {
+        let out = environment_section(&set(vec![]));
+        assert!(
+            out.contains("Test CPU") && out.contains("abc1234") && out.contains("| Mode | full |"),
+            "{out}"
+        );
+    }
+}
