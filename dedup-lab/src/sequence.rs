@@ -105,26 +105,33 @@ pub trait AtomicWord: Send + Sync {
     ) -> Result<u64, u64>;
 }
 
-impl AtomicWord for AtomicU64 {
-    fn new(value: u64) -> Self {
-        AtomicU64::new(value)
-    }
-    fn load(&self, order: Ordering) -> u64 {
-        AtomicU64::load(self, order)
-    }
-    fn store(&self, value: u64, order: Ordering) {
-        AtomicU64::store(self, value, order)
-    }
-    fn compare_exchange_weak(
-        &self,
-        current: u64,
-        new: u64,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<u64, u64> {
-        AtomicU64::compare_exchange_weak(self, current, new, success, failure)
-    }
+/// Implements [`AtomicWord`] for an atomic type with `std`'s `AtomicU64` method set.
+macro_rules! impl_atomic_word {
+    ($atomic:ty) => {
+        impl AtomicWord for $atomic {
+            fn new(value: u64) -> Self {
+                <$atomic>::new(value)
+            }
+            fn load(&self, order: Ordering) -> u64 {
+                <$atomic>::load(self, order)
+            }
+            fn store(&self, value: u64, order: Ordering) {
+                <$atomic>::store(self, value, order)
+            }
+            fn compare_exchange_weak(
+                &self,
+                current: u64,
+                new: u64,
+                success: Ordering,
+                failure: Ordering,
+            ) -> Result<u64, u64> {
+                <$atomic>::compare_exchange_weak(self, current, new, success, failure)
+            }
+        }
+    };
 }
+
+impl_atomic_word!(AtomicU64);
 
 /// One producer's watermarks as two atomic words. A word holds `id + 1`, and 0 means "none yet",
 /// so a producer needs no allocation and no lock after its slot exists.
@@ -239,26 +246,7 @@ mod tests {
         use loom::sync::Arc;
         use loom::sync::atomic::AtomicU64 as LoomU64;
 
-        impl AtomicWord for LoomU64 {
-            fn new(value: u64) -> Self {
-                LoomU64::new(value)
-            }
-            fn load(&self, order: Ordering) -> u64 {
-                LoomU64::load(self, order)
-            }
-            fn store(&self, value: u64, order: Ordering) {
-                LoomU64::store(self, value, order)
-            }
-            fn compare_exchange_weak(
-                &self,
-                current: u64,
-                new: u64,
-                success: Ordering,
-                failure: Ordering,
-            ) -> Result<u64, u64> {
-                LoomU64::compare_exchange_weak(self, current, new, success, failure)
-            }
-        }
+        impl_atomic_word!(LoomU64);
 
         fn batch(low: u64, high: u64) -> SequenceBatch {
             SequenceBatch::new(low, high).unwrap()

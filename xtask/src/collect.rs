@@ -1,6 +1,6 @@
 //! Turns the raw output of criterion and gungraun into lab records.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use labkit::record::{BenchId, Interval, Metric, Record};
 use serde::Deserialize;
@@ -81,25 +81,34 @@ pub fn criterion_records(new_dir: &Path) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
-/// Every criterion result below `home` (a `CRITERION_HOME`).
-pub fn criterion_tree(home: &Path) -> Result<Vec<Record>, String> {
-    let mut records = Vec::new();
-    let mut stack = vec![home.to_path_buf()];
+/// Every file called `name` below `root`, in a stable order.
+fn files_named(root: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
         };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if !path.is_dir() {
-                continue;
-            }
-            if path.file_name().is_some_and(|n| n == "new") && path.join("estimates.json").exists()
-            {
-                records.extend(criterion_records(&path)?);
-            } else {
+        for path in entries.flatten().map(|e| e.path()) {
+            if path.is_dir() {
                 stack.push(path);
+            } else if path.file_name().is_some_and(|n| n == name) {
+                found.push(path);
             }
+        }
+    }
+    found.sort();
+    found
+}
+
+/// Every criterion result below `home` (a `CRITERION_HOME`): the `new/` directories, which hold
+/// the latest run (`base/` and named baselines are earlier ones).
+pub fn criterion_tree(home: &Path) -> Result<Vec<Record>, String> {
+    let mut records = Vec::new();
+    for estimates in files_named(home, "estimates.json") {
+        let dir = estimates.parent().expect("a file has a parent");
+        if dir.file_name().is_some_and(|n| n == "new") {
+            records.extend(criterion_records(dir)?);
         }
     }
     Ok(records)
@@ -131,28 +140,14 @@ pub fn gungraun_tree(
     ops_per_run: u64,
 ) -> Result<Vec<Record>, String> {
     let mut records = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(dir) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for entry in entries.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                stack.push(path);
-            } else if path.file_name().is_some_and(|n| n == "summary.json") {
-                let text = std::fs::read_to_string(&path)
-                    .map_err(|e| format!("{}: {e}", path.display()))?;
-                let (function, parameter, ir) =
-                    gungraun_instructions(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-                let id = BenchId::new(experiment, &function.replace('_', "-"), &parameter);
-                records.push(Record::new(
-                    id,
-                    Metric::InstructionsPerOp,
-                    ir as f64 / ops_per_run as f64,
-                ));
-            }
-        }
+    for path in files_named(dir, "summary.json") {
+        let text =
+            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let (function, parameter, ir) =
+            gungraun_instructions(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let id = BenchId::new(experiment, &function.replace('_', "-"), &parameter);
+        let per_op = ir as f64 / ops_per_run as f64;
+        records.push(Record::new(id, Metric::InstructionsPerOp, per_op));
     }
     Ok(records)
 }

@@ -81,6 +81,13 @@ fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
 
+/// `cargo bench -q -p <package> --bench <bench> --`, ready for the binary's own arguments.
+fn lab_bench(lab: &Lab, bench: &str) -> Command {
+    let mut cmd = cargo();
+    cmd.args(["bench", "-q", "-p", lab.package, "--bench", bench, "--"]);
+    cmd
+}
+
 /// The gungraun version the workspace pins (`gungraun = "=X.Y.Z"`), which the runner must equal.
 fn pinned_gungraun() -> Result<String, String> {
     let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
@@ -175,33 +182,29 @@ fn parse_bench_options(args: &[String]) -> Result<BenchOptions, String> {
     Ok(options)
 }
 
+/// The filter words that belong to one dimension (experiments, implementations, parameters).
+fn chosen<'a>(filters: &'a [String], dimension: &[String]) -> Vec<&'a str> {
+    filters
+        .iter()
+        .filter(|f| dimension.contains(f))
+        .map(String::as_str)
+        .collect()
+}
+
 /// A criterion filter regex selecting `<experiment>/<implementation>/<parameter>` ids.
 fn criterion_filter(lab: &Lab, filters: &[String]) -> Option<String> {
     if filters.is_empty() {
         return None;
     }
-    let part = |names: Vec<String>| {
-        let chosen: Vec<&String> = filters.iter().filter(|f| names.contains(f)).collect();
-        if chosen.is_empty() {
-            "[^/]+".to_owned()
-        } else {
-            format!(
-                "({})",
-                chosen
-                    .iter()
-                    .map(|s| s.as_str())
-                    .collect::<Vec<_>>()
-                    .join("|")
-            )
-        }
-    };
-    let experiments = lab.experiments.iter().map(|s| s.to_string()).collect();
-    Some(format!(
-        "^{}/{}/{}$",
-        part(experiments),
-        part((lab.implementations)()),
-        part((lab.parameters)())
-    ))
+    let parts: Vec<String> = lab
+        .dimensions()
+        .iter()
+        .map(|dimension| match chosen(filters, dimension).as_slice() {
+            [] => "[^/]+".to_owned(),
+            names => format!("({})", names.join("|")),
+        })
+        .collect();
+    Some(format!("^{}$", parts.join("/")))
 }
 
 fn criterion_args(mode: RunMode) -> Vec<&'static str> {
@@ -261,17 +264,8 @@ fn measure(
 
     eprintln!("==> [{}] stage 1/4 allocation and footprint runs", lab.name);
     let alloc_out = work.join("alloc.json");
-    let alloc = run(cargo()
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            lab.package,
-            "--bench",
-            "alloc",
-            "--",
-            "--out",
-        ])
+    let alloc = run(lab_bench(lab, "alloc")
+        .arg("--out")
         .arg(&alloc_out)
         .args(mode_flag)
         .args(&options.filters))
@@ -281,17 +275,16 @@ fn measure(
     eprintln!("==> [{}] stage 2/4 instruction counts (gungraun)", lab.name);
     let gungraun_dir = root().join("target/gungraun").join(lab.package);
     let _ = std::fs::remove_dir_all(&gungraun_dir);
-    let instructions = run(cargo().env("GUNGRAUN_RUNNER", runner).args([
-        "bench",
-        "-q",
-        "-p",
-        lab.package,
-        "--bench",
-        "instructions",
-        "--",
-        "--save-summary=json",
-    ]))
-    .and_then(|()| collect::gungraun_tree(&gungraun_dir, "admission", lab.instruction_ops))
+    let instructions = run(lab_bench(lab, "instructions")
+        .env("GUNGRAUN_RUNNER", runner)
+        .arg("--save-summary=json"))
+    .and_then(|()| {
+        collect::gungraun_tree(
+            &gungraun_dir,
+            lab.instruction_experiment,
+            lab.instruction_ops,
+        )
+    })
     .map(|r| {
         r.into_iter()
             .filter(|r| selected(lab, &options.filters, r))
@@ -306,18 +299,9 @@ fn measure(
         lab.name,
         options.mode.label()
     );
-    let time = run(cargo()
+    let time = run(lab_bench(lab, "time")
         .env("CRITERION_HOME", &criterion_home)
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            lab.package,
-            "--bench",
-            "time",
-            "--",
-            "--noplot",
-        ])
+        .arg("--noplot")
         .args(criterion_args(options.mode))
         .args(criterion_filter(lab, &options.filters)))
     .and_then(|()| collect::criterion_tree(&criterion_home));
@@ -330,17 +314,14 @@ fn measure(
     (records, failures)
 }
 
+/// Whether a record's id passes the same filters as the benches were run with.
 fn selected(lab: &Lab, filters: &[String], record: &Record) -> bool {
     let id = &record.id;
-    let within = |names: Vec<String>, name: &str| {
-        let chosen: Vec<&String> = filters.iter().filter(|f| names.contains(f)).collect();
-        chosen.is_empty() || chosen.iter().any(|c| *c == name)
-    };
-    within(
-        lab.experiments.iter().map(|s| s.to_string()).collect(),
-        &id.experiment,
-    ) && within((lab.implementations)(), &id.implementation)
-        && within((lab.parameters)(), &id.parameter)
+    let names = [&id.experiment, &id.implementation, &id.parameter];
+    lab.dimensions().iter().zip(names).all(|(dimension, name)| {
+        let picked = chosen(filters, dimension);
+        picked.is_empty() || picked.contains(&name.as_str())
+    })
 }
 
 fn out_dir(options_out: &Option<PathBuf>, partial: bool) -> PathBuf {
@@ -388,13 +369,15 @@ fn bench(args: &[String]) -> Result<(), String> {
     run(&mut build)?;
     let mut failures = Vec::new();
     for lab in &options.labs {
+        // Captured before measuring, so the revision is the code that ran.
+        let environment = Environment::capture(&root(), lab.crates);
         let work = root().join("target/lab").join(lab.name);
         let (records, failed) = measure(lab, &options, &runner, &work);
         failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name)));
         let set = ResultSet {
             lab: lab.name.to_owned(),
             mode: options.mode,
-            environment: Environment::capture(&root(), lab.crates),
+            environment,
             records,
         };
         write_results(
@@ -436,16 +419,7 @@ fn alloc(args: &[String]) -> Result<(), String> {
         .join("target/lab/dhat")
         .join(format!("{}-{implementation}-{shape}.json", lab.name));
     std::fs::create_dir_all(out.parent().expect("has a parent")).map_err(|e| e.to_string())?;
-    run(cargo()
-        .args([
-            "bench",
-            "-q",
-            "-p",
-            lab.package,
-            "--bench",
-            "dhat_profile",
-            "--",
-        ])
+    run(lab_bench(lab, "dhat_profile")
         .args([implementation, shape])
         .arg("--out")
         .arg(&out))

@@ -28,6 +28,7 @@ pub const LAB: Lab = Lab {
     },
     parameters: || SHAPES.iter().map(|s| s.name()).collect(),
     experiments: &["admission", "footprint"],
+    instruction_experiment: "admission",
     instruction_ops: 1_000,
     render,
 };

@@ -17,6 +17,8 @@ pub struct Lab {
     /// Parameter names (shapes, datasets) across all experiments.
     pub parameters: fn() -> Vec<String>,
     pub experiments: &'static [&'static str],
+    /// The experiment the gungraun benches measure (their group).
+    pub instruction_experiment: &'static str,
     /// Operations per gungraun benchmark run, to turn counts into per-op numbers.
     pub instruction_ops: u64,
     /// The report body below the environment header.
@@ -26,12 +28,15 @@ pub struct Lab {
 pub const LABS: &[Lab] = &[dedup::LAB];
 
 impl Lab {
+    /// The names of the three parts of a bench id: experiments, implementations, parameters.
+    pub fn dimensions(&self) -> [Vec<String>; 3] {
+        let experiments = self.experiments.iter().map(|e| e.to_string()).collect();
+        [experiments, (self.implementations)(), (self.parameters)()]
+    }
+
     /// Every word a filter may use, for validation and error messages.
     pub fn filter_words(&self) -> Vec<String> {
-        let mut words = (self.implementations)();
-        words.extend((self.parameters)());
-        words.extend(self.experiments.iter().map(|e| e.to_string()));
-        words
+        self.dimensions().concat()
     }
 }
 
