@@ -33,10 +33,6 @@ impl Table {
         self.rows.push(cells);
     }
 
-    pub fn is_empty(&self) -> bool {
-        self.rows.is_empty()
-    }
-
     pub fn render(&self) -> String {
         let escape = |s: &str| s.replace('|', "\\|").replace('\n', " ");
         let mut out = String::new();
