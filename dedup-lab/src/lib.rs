@@ -64,65 +64,9 @@ macro_rules! with_implementations {
     };
 }
 
-/// Something to do with each implementation type.
-pub trait ImplementationVisitor {
-    fn visit<D: SequenceDedup>(&mut self);
-}
-
-macro_rules! visit_all {
-    ($($module:ident => $ty:path),* $(,)?) => {
-        /// Visits every implementation, the baseline (`topic-mutex`) first.
-        pub fn for_each_implementation(visitor: &mut impl ImplementationVisitor) {
-            $(visitor.visit::<$ty>();)*
-        }
+macro_rules! registry {
+    ($($list:tt)*) => {
+        lab_registry::implementation_registry! { trait SequenceDedup; $($list)* }
     };
 }
-with_implementations!(visit_all);
-
-/// Names of all implementations, baseline first.
-pub fn implementation_names() -> Vec<&'static str> {
-    struct Names(Vec<&'static str>);
-    impl ImplementationVisitor for Names {
-        fn visit<D: SequenceDedup>(&mut self) {
-            self.0.push(D::NAME);
-        }
-    }
-    let mut names = Names(Vec::new());
-    for_each_implementation(&mut names);
-    names.0
-}
-
-/// Visits the one implementation called `name`; an unknown name is an error that lists the
-/// valid ones.
-pub fn visit_implementation(
-    name: &str,
-    visitor: &mut impl ImplementationVisitor,
-) -> Result<(), String> {
-    struct Named<'a, V> {
-        name: &'a str,
-        inner: &'a mut V,
-        found: bool,
-    }
-    impl<V: ImplementationVisitor> ImplementationVisitor for Named<'_, V> {
-        fn visit<D: SequenceDedup>(&mut self) {
-            if D::NAME == self.name {
-                self.found = true;
-                self.inner.visit::<D>();
-            }
-        }
-    }
-    let mut named = Named {
-        name,
-        inner: visitor,
-        found: false,
-    };
-    for_each_implementation(&mut named);
-    if named.found {
-        Ok(())
-    } else {
-        Err(format!(
-            "unknown implementation `{name}`; valid: {}",
-            implementation_names().join(", ")
-        ))
-    }
-}
+with_implementations!(registry);

@@ -1,0 +1,48 @@
+//! The registry macro each lab uses to turn its one list of implementations into the functions
+//! that tests, benches, allocation and footprint runs iterate. Kept in its own dependency-free
+//! crate so the library crates need nothing from the measurement kit.
+
+/// Generates, for a lab trait with an associated `const NAME: &str`, from a list of
+/// `module => Type` entries:
+///
+/// - `trait ImplementationVisitor { fn visit<D: Trait>(&mut self); }`;
+/// - `for_each_implementation(&mut visitor)`, in list order (baseline first);
+/// - `implementation_names()`;
+/// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown.
+#[macro_export]
+macro_rules! implementation_registry {
+    (trait $lab_trait:ident; $($module:ident => $ty:path),* $(,)?) => {
+        /// Something to do with each implementation type.
+        pub trait ImplementationVisitor {
+            fn visit<D: $lab_trait>(&mut self);
+        }
+
+        /// Visits every implementation, the baseline first.
+        pub fn for_each_implementation(visitor: &mut impl ImplementationVisitor) {
+            $(visitor.visit::<$ty>();)*
+        }
+
+        /// Names of all implementations, baseline first.
+        pub fn implementation_names() -> Vec<&'static str> {
+            vec![$(<$ty as $lab_trait>::NAME),*]
+        }
+
+        /// Visits the one implementation called `name`; an unknown name is an error that lists
+        /// the valid ones.
+        pub fn visit_implementation(
+            name: &str,
+            visitor: &mut impl ImplementationVisitor,
+        ) -> Result<(), String> {
+            $(
+                if <$ty as $lab_trait>::NAME == name {
+                    visitor.visit::<$ty>();
+                    return Ok(());
+                }
+            )*
+            Err(format!(
+                "unknown implementation `{name}`; valid: {}",
+                implementation_names().join(", ")
+            ))
+        }
+    };
+}

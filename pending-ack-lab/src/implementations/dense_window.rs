@@ -1,0 +1,426 @@
+//! `dense-window`: a layout built from how pending acks behave. Within a ledger, entries are
+//! dispatched in increasing, nearly contiguous entry-id order, acked mostly near-FIFO and cleaned
+//! up by prefix; ledgers arrive in increasing order and leave from the front.
+//!
+//! - Outer level: a `VecDeque` of ledgers sorted by id. New ledgers are pushed at the back, drained
+//!   ones popped at the front; lookups try the newest and oldest ledger, then binary-search.
+//! - Per ledger, adaptive storage:
+//!   - `One`: a single entry stored inline (no allocation; the 1-entry-per-ledger sparse case);
+//!   - `Ring`: a ring of packed values indexed by `entry − base`, `ABSENT` for holes. Exact ops are
+//!     an index computation; prefix cleanup pops from the front and advances `base`;
+//!   - `Sparse`: an ordered `BTreeMap`, taken when a ring would hold more than 4 slots per entry
+//!     (huge gaps between entry ids); it stays sparse until the ledger empties.
+//! - Memory policy: rings grow by 1.25× (not 2×) so dense ledgers cost about 8–10 bytes per entry;
+//!   prefix cleanup (`remove_all_up_to`) shrinks a ring that holds less than a quarter of its
+//!   capacity; a ring emptied by single removes (a rolling window) is kept as one spare and reused
+//!   by the next ledger, so a steady dispatch/ack cycle allocates nothing. Cleanup paths
+//!   (`remove_all_up_to`, `drain`) drop the spare.
+
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::{Mark, PendingAck, PendingAcks};
+
+/// A ring slot holding no entry (never a valid packed value: its top bit is set).
+const ABSENT: PendingAck = PendingAck::ABSENT;
+
+/// A ring may span at most this many slots per entry (plus [`RING_SLACK`]) before its ledger turns
+/// sparse: worst case 32 bytes of ring per entry.
+const SLOTS_PER_ENTRY: u64 = 4;
+const RING_SLACK: u64 = 64;
+
+#[derive(Default)]
+pub struct DenseWindow {
+    /// Ascending by id, no empty ledgers.
+    ledgers: VecDeque<Ledger>,
+    len: usize,
+    /// The ring of the last ledger that emptied through `remove`, reused by the next ledger that
+    /// needs a ring.
+    spare: Option<Box<Ring>>,
+}
+
+struct Ledger {
+    id: u64,
+    store: Store,
+}
+
+/// 24 bytes, so a one-entry ledger costs 32 bytes in the outer deque.
+enum Store {
+    One { entry: u64, ack: PendingAck },
+    Ring(Box<Ring>),
+    #[allow(clippy::box_collection, reason = "boxed so `Store` stays 24 bytes")]
+    Sparse(Box<BTreeMap<u64, PendingAck>>),
+}
+
+/// Entries `base .. base + slots.len()`; the first and last slots are present whenever `len > 0`.
+#[derive(Default)]
+struct Ring {
+    base: u64,
+    /// Present (non-`ABSENT`) slots.
+    len: usize,
+    slots: VecDeque<PendingAck>,
+}
+
+/// A ring refused an entry because it would be too sparse.
+struct TooSparse;
+
+impl Ring {
+    fn offset(&self, entry: u64) -> Option<usize> {
+        let offset = entry.checked_sub(self.base)?;
+        (offset < self.slots.len() as u64).then_some(offset as usize)
+    }
+
+    fn get(&self, entry: u64) -> Option<PendingAck> {
+        let ack = self.slots[self.offset(entry)?];
+        (ack != ABSENT).then_some(ack)
+    }
+
+    fn get_mut(&mut self, entry: u64) -> Option<&mut PendingAck> {
+        let offset = self.offset(entry)?;
+        let ack = &mut self.slots[offset];
+        (*ack != ABSENT).then_some(ack)
+    }
+
+    fn span_allowed(&self, span: u64) -> bool {
+        span <= SLOTS_PER_ENTRY * (self.len as u64 + 1) + RING_SLACK
+    }
+
+    /// Makes room for `more` slots, growing by 1.25× rather than doubling.
+    fn reserve(&mut self, more: usize) {
+        let needed = self.slots.len() + more;
+        let capacity = self.slots.capacity();
+        if needed > capacity {
+            let target = needed.max(capacity + capacity / 4).max(8);
+            self.slots.reserve_exact(target - self.slots.len());
+        }
+    }
+
+    /// Stores `ack`; `Ok(true)` when the entry is new.
+    fn insert(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
+        if self.len == 0 {
+            self.slots.clear();
+            self.reserve(1);
+            self.slots.push_back(ack);
+            self.base = entry;
+            self.len = 1;
+            return Ok(true);
+        }
+        if let Some(offset) = self.offset(entry) {
+            let slot = &mut self.slots[offset];
+            let new = *slot == ABSENT;
+            *slot = ack;
+            self.len += usize::from(new);
+            return Ok(new);
+        }
+        if entry > self.base {
+            let span = entry - self.base + 1;
+            if !self.span_allowed(span) {
+                return Err(TooSparse);
+            }
+            let grow = span as usize - self.slots.len();
+            self.reserve(grow);
+            self.slots.resize(span as usize - 1, ABSENT);
+            self.slots.push_back(ack);
+        } else {
+            let grow = self.base - entry;
+            let span = grow.saturating_add(self.slots.len() as u64);
+            if !self.span_allowed(span) {
+                return Err(TooSparse);
+            }
+            self.reserve(grow as usize);
+            for _ in 1..grow {
+                self.slots.push_front(ABSENT);
+            }
+            self.slots.push_front(ack);
+            self.base = entry;
+        }
+        self.len += 1;
+        Ok(true)
+    }
+
+    fn remove(&mut self, entry: u64) -> Option<PendingAck> {
+        let offset = self.offset(entry)?;
+        let ack = std::mem::replace(&mut self.slots[offset], ABSENT);
+        if ack == ABSENT {
+            return None;
+        }
+        self.len -= 1;
+        if self.len == 0 {
+            self.slots.clear();
+        } else if offset == 0 {
+            self.trim_front();
+        } else if offset == self.slots.len() - 1 {
+            while self.slots.back() == Some(&ABSENT) {
+                self.slots.pop_back();
+            }
+        }
+        Some(ack)
+    }
+
+    fn trim_front(&mut self) {
+        while self.slots.front() == Some(&ABSENT) {
+            self.slots.pop_front();
+            self.base += 1;
+        }
+    }
+
+    /// Removes entries ≤ `mark` from the front, visiting them ascending, then gives back memory
+    /// if the ring is mostly empty.
+    fn take_up_to(
+        &mut self,
+        ledger: u64,
+        mark: u64,
+        on_removed: &mut impl FnMut(u64, u64, PendingAck),
+    ) {
+        while self.base <= mark {
+            let Some(ack) = self.slots.pop_front() else {
+                break;
+            };
+            if ack != ABSENT {
+                self.len -= 1;
+                on_removed(ledger, self.base, ack);
+            }
+            if self.slots.is_empty() {
+                break; // base may be u64::MAX; nothing follows it
+            }
+            self.base += 1;
+        }
+        self.trim_front();
+        let capacity = self.slots.capacity();
+        if capacity > 64 && capacity > 4 * self.slots.len() {
+            self.slots
+                .shrink_to(self.slots.len() + self.slots.len() / 4);
+        }
+    }
+
+    fn visit(&self, ledger: u64, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+        for (offset, &ack) in self.slots.iter().enumerate() {
+            if ack != ABSENT {
+                visit(ledger, self.base + offset as u64, ack);
+            }
+        }
+    }
+
+    fn into_sparse(self) -> BTreeMap<u64, PendingAck> {
+        let mut sparse = BTreeMap::new();
+        self.visit(0, &mut |_, entry, ack| {
+            sparse.insert(entry, ack);
+        });
+        sparse
+    }
+}
+
+impl Store {
+    fn len(&self) -> usize {
+        match self {
+            Store::One { .. } => 1,
+            Store::Ring(ring) => ring.len,
+            Store::Sparse(sparse) => sparse.len(),
+        }
+    }
+
+    fn get(&self, entry: u64) -> Option<PendingAck> {
+        match self {
+            Store::One { entry: e, ack } => (*e == entry).then_some(*ack),
+            Store::Ring(ring) => ring.get(entry),
+            Store::Sparse(sparse) => sparse.get(&entry).copied(),
+        }
+    }
+
+    fn get_mut(&mut self, entry: u64) -> Option<&mut PendingAck> {
+        match self {
+            Store::One { entry: e, ack } => (*e == entry).then_some(ack),
+            Store::Ring(ring) => ring.get_mut(entry),
+            Store::Sparse(sparse) => sparse.get_mut(&entry),
+        }
+    }
+
+    fn visit(&self, ledger: u64, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+        match self {
+            Store::One { entry, ack } => visit(ledger, *entry, *ack),
+            Store::Ring(ring) => ring.visit(ledger, visit),
+            Store::Sparse(sparse) => {
+                for (&entry, &ack) in sparse.iter() {
+                    visit(ledger, entry, ack);
+                }
+            }
+        }
+    }
+}
+
+impl DenseWindow {
+    /// Where ledger `id` is (`Ok`) or would go (`Err`).
+    fn position(&self, id: u64) -> Result<usize, usize> {
+        let count = self.ledgers.len();
+        match (self.ledgers.front(), self.ledgers.back()) {
+            (None, _) | (_, None) => Err(0),
+            (_, Some(last)) if last.id == id => Ok(count - 1),
+            (_, Some(last)) if last.id < id => Err(count),
+            (Some(first), _) if first.id == id => Ok(0),
+            (Some(first), _) if first.id > id => Err(0),
+            _ => self.ledgers.binary_search_by_key(&id, |l| l.id),
+        }
+    }
+
+    fn store(&self, ledger: u64) -> Option<&Store> {
+        let index = self.position(ledger).ok()?;
+        Some(&self.ledgers[index].store)
+    }
+
+    /// Inserts into an existing ledger's store, changing its representation when needed.
+    fn insert_into(&mut self, index: usize, entry: u64, ack: PendingAck) -> bool {
+        let store = &mut self.ledgers[index].store;
+        match store {
+            Store::One { entry: e, ack: a } if *e == entry => {
+                *a = ack;
+                false
+            }
+            Store::One { entry: e, ack: a } => {
+                let first = (*e, *a);
+                // The spare when there is one, so a rolling window does not allocate.
+                let mut ring = self.spare.take().unwrap_or_default();
+                ring.len = 0;
+                let _ = ring.insert(first.0, first.1); // an empty ring takes any entry
+                match ring.insert(entry, ack) {
+                    Ok(_) => *store = Store::Ring(ring),
+                    Err(TooSparse) => {
+                        self.spare = Some(ring);
+                        let sparse = BTreeMap::from([first, (entry, ack)]);
+                        *store = Store::Sparse(Box::new(sparse));
+                    }
+                }
+                true
+            }
+            Store::Ring(ring) => match ring.insert(entry, ack) {
+                Ok(new) => new,
+                Err(TooSparse) => {
+                    let mut sparse = std::mem::take(ring.as_mut()).into_sparse();
+                    sparse.insert(entry, ack);
+                    *store = Store::Sparse(Box::new(sparse));
+                    true
+                }
+            },
+            Store::Sparse(sparse) => sparse.insert(entry, ack).is_none(),
+        }
+    }
+
+    /// Removes an emptied ledger, keeping its ring as the spare when `recycle`.
+    fn drop_ledger(&mut self, index: usize, recycle: bool) {
+        let ledger = self.ledgers.remove(index).expect("index is in range");
+        if let (true, Store::Ring(ring)) = (recycle, ledger.store) {
+            self.spare = Some(ring);
+        }
+    }
+}
+
+impl PendingAcks for DenseWindow {
+    const NAME: &'static str = "dense-window";
+
+    fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
+        let new = match self.position(ledger) {
+            Ok(index) => self.insert_into(index, entry, ack),
+            Err(index) => {
+                let store = Store::One { entry, ack };
+                self.ledgers.insert(index, Ledger { id: ledger, store });
+                true
+            }
+        };
+        self.len += usize::from(new);
+        new
+    }
+
+    fn get(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
+        self.store(ledger)?.get(entry)
+    }
+
+    fn get_mut(&mut self, ledger: u64, entry: u64) -> Option<&mut PendingAck> {
+        let index = self.position(ledger).ok()?;
+        self.ledgers[index].store.get_mut(entry)
+    }
+
+    fn remove(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
+        let index = self.position(ledger).ok()?;
+        let store = &mut self.ledgers[index].store;
+        let (removed, emptied) = match store {
+            Store::One { entry: e, ack } => ((*e == entry).then_some(*ack)?, true),
+            Store::Ring(ring) => {
+                let removed = ring.remove(entry)?;
+                if ring.len > 0 && !ring.span_allowed(ring.slots.len() as u64) {
+                    let ring = std::mem::take(ring.as_mut());
+                    *store = Store::Sparse(Box::new(ring.into_sparse()));
+                }
+                (removed, store.len() == 0)
+            }
+            Store::Sparse(sparse) => {
+                let removed = sparse.remove(&entry)?;
+                (removed, sparse.is_empty())
+            }
+        };
+        self.len -= 1;
+        if emptied {
+            self.drop_ledger(index, true);
+        }
+        Some(removed)
+    }
+
+    fn remove_all_up_to(&mut self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
+        self.spare = None;
+        while self.ledgers.front().is_some_and(|l| l.id < mark.ledger) {
+            let ledger = self.ledgers.pop_front().expect("front exists");
+            self.len -= ledger.store.len();
+            ledger.store.visit(ledger.id, on_removed);
+        }
+        if let (Some(mark_entry), Some(first)) = (mark.entry, self.ledgers.front_mut())
+            && first.id == mark.ledger
+        {
+            let before = first.store.len();
+            let after = match &mut first.store {
+                Store::One { entry, ack } if *entry <= mark_entry => {
+                    on_removed(first.id, *entry, *ack);
+                    0
+                }
+                Store::One { .. } => 1,
+                Store::Ring(ring) => {
+                    ring.take_up_to(first.id, mark_entry, on_removed);
+                    ring.len
+                }
+                Store::Sparse(sparse) => {
+                    let kept = match mark_entry.checked_add(1) {
+                        Some(first_kept) => sparse.split_off(&first_kept),
+                        None => BTreeMap::new(),
+                    };
+                    for (entry, ack) in std::mem::replace(sparse.as_mut(), kept) {
+                        on_removed(first.id, entry, ack);
+                    }
+                    sparse.len()
+                }
+            };
+            self.len -= before - after;
+            if after == 0 {
+                self.ledgers.pop_front();
+            }
+        }
+        let capacity = self.ledgers.capacity();
+        if capacity > 64 && capacity > 4 * self.ledgers.len() {
+            self.ledgers
+                .shrink_to(self.ledgers.len() + self.ledgers.len() / 4);
+        }
+    }
+
+    fn for_each(&self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+        for ledger in &self.ledgers {
+            ledger.store.visit(ledger.id, visit);
+        }
+    }
+
+    fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+        self.spare = None;
+        self.len = 0;
+        for ledger in std::mem::take(&mut self.ledgers) {
+            ledger.store.visit(ledger.id, visit);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.len
+    }
+}

@@ -1,0 +1,10 @@
+//! One file per design; [`bucketed`] is the shared core of the four hash-table designs, which
+//! differ only in their prefix index and hasher.
+
+pub mod bucketed;
+pub mod dense_window;
+pub mod nested_tree;
+pub mod primitive_bucketed;
+pub mod primitive_bucketed_ahash;
+pub mod primitive_bucketed_roaring;
+pub mod primitive_unindexed;

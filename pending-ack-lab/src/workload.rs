@@ -1,0 +1,619 @@
+//! The seed's datasets and scenarios (draft #26024's `PendingAcksMapBenchmark`), defined once and
+//! used by criterion, gungraun, allocation, footprint and dhat runs, so every implementation sees
+//! the same deterministic input stream.
+
+use crate::{Mark, PendingAck, PendingAcks};
+
+/// `entries` pending entries spread over ledgers `0..ledgers`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dataset {
+    pub name: &'static str,
+    pub entries: u64,
+    pub ledgers: u64,
+}
+
+const fn dataset(name: &'static str, entries: u64, ledgers: u64) -> Dataset {
+    Dataset {
+        name,
+        entries,
+        ledgers,
+    }
+}
+
+/// Every dataset of the seed (entries / ledgers), in its order.
+pub const DATASETS: [Dataset; 16] = [
+    dataset("100-in-1", 100, 1),
+    dataset("1k-in-1", 1_000, 1),
+    dataset("25k-in-1", 25_000, 1),
+    dataset("50k-in-1", 50_000, 1),
+    dataset("50k-in-2", 50_000, 2),
+    dataset("50k-in-5", 50_000, 5),
+    dataset("50k-in-10", 50_000, 10),
+    dataset("50k-in-20", 50_000, 20),
+    dataset("1k-in-5", 1_000, 5),
+    dataset("1k-in-100", 1_000, 100),
+    dataset("1k-in-500", 1_000, 500),
+    dataset("1k-in-1000", 1_000, 1_000),
+    dataset("200k-in-100", 200_000, 100),
+    dataset("200k-in-500", 200_000, 500),
+    dataset("64k-in-1k", 65_536, 1_024),
+    dataset("1m-in-16k", 1_048_576, 16_384),
+];
+
+/// The value the seed stores for the i-th entry: remaining `(i & 15) + 1`, hash `i × 31`.
+pub fn seed_value(i: u64) -> PendingAck {
+    PendingAck::new((i & 15) as i32 + 1, (i as i32).wrapping_mul(31))
+        .expect("1..=16 is a valid remaining count")
+}
+
+impl Dataset {
+    pub fn find(name: &str) -> Result<Dataset, String> {
+        DATASETS
+            .iter()
+            .find(|d| d.name == name)
+            .copied()
+            .ok_or_else(|| {
+                let valid: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
+                format!("unknown dataset `{name}`; valid: {}", valid.join(", "))
+            })
+    }
+
+    /// "50,000 entries / 20 ledgers".
+    pub fn label(&self) -> String {
+        let group = |n: u64| {
+            let digits = n.to_string();
+            let mut out = String::new();
+            for (i, c) in digits.chars().enumerate() {
+                if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                    out.push(',');
+                }
+                out.push(c);
+            }
+            out
+        };
+        let plural = if self.ledgers == 1 { "" } else { "s" };
+        format!(
+            "{} entries / {} ledger{plural}",
+            group(self.entries),
+            group(self.ledgers)
+        )
+    }
+
+    /// Even split, the remainder going to the first ledgers.
+    pub fn entries_in_ledger(&self, ledger: u64) -> u64 {
+        self.entries / self.ledgers + u64::from(ledger < self.entries % self.ledgers)
+    }
+
+    /// Every (ledger, entry) in ledger-major order, entry ids contiguous from 0 in each ledger.
+    pub fn positions(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        (0..self.ledgers).flat_map(move |l| (0..self.entries_in_ledger(l)).map(move |e| (l, e)))
+    }
+
+    /// A map holding the whole dataset with the seed's values.
+    pub fn populate<M: PendingAcks>(&self) -> M {
+        let mut map = M::default();
+        for (i, (l, e)) in self.positions().enumerate() {
+            map.add_or_replace(l, e, seed_value(i as u64));
+        }
+        map
+    }
+}
+
+/// Every measured scenario. Names are the `<experiment>` part of bench ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Experiment {
+    DispatchAndAckCycle,
+    DispatchAckAndPartialAckCycle,
+    ShuffledAckCycle,
+    RemoveAllUpTo,
+    SameLedgerSmallPrefix,
+    SameLedgerBeforeWindow,
+    AddOrReplace,
+    RemoveAndAdd,
+    UpdateRemaining,
+    ContainsHit,
+    GetRemainingHit,
+    ForEachScan,
+}
+
+const CYCLE_DATASETS: &[&str] = &[
+    "50k-in-1",
+    "50k-in-5",
+    "50k-in-10",
+    "50k-in-20",
+    "1k-in-100",
+    "64k-in-1k",
+];
+const CLEANUP_DATASETS: &[&str] = &["50k-in-1", "50k-in-5", "50k-in-10", "50k-in-20"];
+const SAME_LEDGER_DATASETS: &[&str] = &["1k-in-1", "50k-in-1"];
+const FOCUSED_DATASETS: &[&str] = &["50k-in-1", "50k-in-20"];
+
+impl Experiment {
+    pub const ALL: [Experiment; 12] = [
+        Self::DispatchAndAckCycle,
+        Self::DispatchAckAndPartialAckCycle,
+        Self::ShuffledAckCycle,
+        Self::RemoveAllUpTo,
+        Self::SameLedgerSmallPrefix,
+        Self::SameLedgerBeforeWindow,
+        Self::AddOrReplace,
+        Self::RemoveAndAdd,
+        Self::UpdateRemaining,
+        Self::ContainsHit,
+        Self::GetRemainingHit,
+        Self::ForEachScan,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::DispatchAndAckCycle => "dispatch-and-ack-cycle",
+            Self::DispatchAckAndPartialAckCycle => "dispatch-ack-and-partial-ack-cycle",
+            Self::ShuffledAckCycle => "shuffled-ack-cycle",
+            Self::RemoveAllUpTo => "remove-all-up-to",
+            Self::SameLedgerSmallPrefix => "same-ledger-small-prefix",
+            Self::SameLedgerBeforeWindow => "same-ledger-before-window",
+            Self::AddOrReplace => "add-or-replace",
+            Self::RemoveAndAdd => "remove-and-add",
+            Self::UpdateRemaining => "update-remaining",
+            Self::ContainsHit => "contains-hit",
+            Self::GetRemainingHit => "get-remaining-hit",
+            Self::ForEachScan => "for-each-scan",
+        }
+    }
+
+    pub fn find(name: &str) -> Result<Experiment, String> {
+        Self::ALL
+            .into_iter()
+            .find(|e| e.name() == name)
+            .ok_or_else(|| {
+                let valid: Vec<&str> = Self::ALL.iter().map(|e| e.name()).collect();
+                format!("unknown experiment `{name}`; valid: {}", valid.join(", "))
+            })
+    }
+
+    /// What one op is, for report headings.
+    pub fn description(self) -> &'static str {
+        match self {
+            Self::DispatchAndAckCycle => {
+                "a FIFO window of constant size: remove the oldest entry, add the next one (ledgers roll over)"
+            }
+            Self::DispatchAckAndPartialAckCycle => {
+                "the FIFO cycle, plus every 16th op a partial ack (remaining − 1) half a window ahead"
+            }
+            Self::ShuffledAckCycle => {
+                "acks in a permuted order inside each window-sized block (slot (n × 4051) mod window), dispatch in order"
+            }
+            Self::RemoveAllUpTo => {
+                "one `remove_all_up_to(L/2, entriesInLedger(L/2)/2)` removing about half; rebuild not timed"
+            }
+            Self::SameLedgerSmallPrefix => {
+                "one same-ledger `remove_all_up_to` removing the first 2 % of ledger 0; rebuild not timed"
+            }
+            Self::SameLedgerBeforeWindow => {
+                "one same-ledger `remove_all_up_to` with the mark just before the pending window (removes nothing)"
+            }
+            Self::AddOrReplace => "add-or-replace of an existing key, round-robin over all entries",
+            Self::RemoveAndAdd => "remove an entry and add it back, round-robin",
+            Self::UpdateRemaining => {
+                "update_remaining_unacked by +1 / −1 on alternate passes, round-robin (stays in range)"
+            }
+            Self::ContainsHit => "`contains` of a present key, round-robin",
+            Self::GetRemainingHit => "`get_remaining` of a present key, round-robin",
+            Self::ForEachScan => "one full ascending `for_each`, summing remaining and hash",
+        }
+    }
+
+    /// The datasets this scenario runs on, as in the seed.
+    pub fn datasets(self) -> Vec<Dataset> {
+        let names = match self {
+            Self::DispatchAndAckCycle
+            | Self::DispatchAckAndPartialAckCycle
+            | Self::ShuffledAckCycle => CYCLE_DATASETS,
+            Self::RemoveAllUpTo => CLEANUP_DATASETS,
+            Self::SameLedgerSmallPrefix | Self::SameLedgerBeforeWindow => SAME_LEDGER_DATASETS,
+            _ => FOCUSED_DATASETS,
+        };
+        names
+            .iter()
+            .map(|n| Dataset::find(n).expect("listed datasets exist"))
+            .collect()
+    }
+
+    /// Whether one op consumes its setup (a cleanup), so each op needs a freshly built map.
+    pub fn is_one_shot(self) -> bool {
+        matches!(
+            self,
+            Self::RemoveAllUpTo | Self::SameLedgerSmallPrefix | Self::SameLedgerBeforeWindow
+        )
+    }
+
+    pub fn is_cycle(self) -> bool {
+        matches!(
+            self,
+            Self::DispatchAndAckCycle
+                | Self::DispatchAckAndPartialAckCycle
+                | Self::ShuffledAckCycle
+        )
+    }
+}
+
+/// A map prepared for one experiment on one dataset, and the state that drives its ops.
+pub struct Workload<M> {
+    pub map: M,
+    driver: Driver,
+}
+
+enum Driver {
+    Cycle(RollingWindow),
+    Cursor(Cursor),
+    Scan,
+    Cleanup(Mark),
+}
+
+impl<M: PendingAcks> Workload<M> {
+    /// Builds the map and driver; nothing here is timed.
+    pub fn prepare(experiment: Experiment, dataset: Dataset) -> Self {
+        use Experiment::*;
+        match experiment {
+            DispatchAndAckCycle | DispatchAckAndPartialAckCycle | ShuffledAckCycle => {
+                let (map, window) = RollingWindow::start(experiment, dataset);
+                Self {
+                    map,
+                    driver: Driver::Cycle(window),
+                }
+            }
+            RemoveAllUpTo => {
+                let half = dataset.ledgers / 2;
+                Self {
+                    map: dataset.populate(),
+                    driver: Driver::Cleanup(Mark::at(half, dataset.entries_in_ledger(half) / 2)),
+                }
+            }
+            SameLedgerSmallPrefix | SameLedgerBeforeWindow => {
+                let prefix = (dataset.entries / 50).max(1);
+                let first = if experiment == SameLedgerBeforeWindow {
+                    prefix
+                } else {
+                    0
+                };
+                let mut map = M::default();
+                for i in 0..dataset.entries {
+                    map.add_or_replace(0, first + i, seed_value(i));
+                }
+                Self {
+                    map,
+                    driver: Driver::Cleanup(Mark::at(0, prefix - 1)),
+                }
+            }
+            ForEachScan => Self {
+                map: dataset.populate(),
+                driver: Driver::Scan,
+            },
+            AddOrReplace | RemoveAndAdd | UpdateRemaining | ContainsHit | GetRemainingHit => Self {
+                map: dataset.populate(),
+                driver: Driver::Cursor(Cursor::new(experiment, dataset)),
+            },
+        }
+    }
+
+    /// Runs `ops` operations and returns a checksum of what they read, for `black_box`. A cleanup
+    /// op is one `remove_all_up_to`; repeating it on the same map removes nothing more.
+    pub fn run(&mut self, ops: u64) -> u64 {
+        let map = &mut self.map;
+        let mut sum = 0u64;
+        match &mut self.driver {
+            Driver::Cycle(window) => {
+                for _ in 0..ops {
+                    sum = sum.wrapping_add(window.step(map));
+                }
+            }
+            Driver::Cursor(cursor) => {
+                for _ in 0..ops {
+                    sum = sum.wrapping_add(cursor.step(map));
+                }
+            }
+            Driver::Scan => {
+                for _ in 0..ops {
+                    map.for_each(&mut |_, _, ack| {
+                        sum = sum
+                            .wrapping_add(u64::from(ack.remaining()))
+                            .wrapping_add(ack.sticky_key_hash() as u64);
+                    });
+                }
+            }
+            Driver::Cleanup(mark) => {
+                for _ in 0..ops {
+                    map.remove_all_up_to(*mark, &mut |_, entry, ack| {
+                        sum = sum.wrapping_add(entry ^ u64::from(ack.remaining()));
+                    });
+                }
+            }
+        }
+        sum
+    }
+
+    /// Ops a steady-state run must do first so every design is past its build-up (cycles: three
+    /// windows, so rolling ledgers have recycled their storage; others: one pass).
+    pub fn warm_up_ops(experiment: Experiment, dataset: Dataset) -> u64 {
+        if experiment.is_cycle() {
+            3 * dataset.entries
+        } else if experiment.is_one_shot() || experiment == Experiment::ForEachScan {
+            0
+        } else {
+            dataset.entries
+        }
+    }
+}
+
+/// The seed's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
+/// at `(s / per_ledger, s % per_ledger)`.
+struct RollingWindow {
+    experiment: Experiment,
+    window: u64,
+    per_ledger: u64,
+    /// Ops done; the window holds sequences `ops .. ops + window` in FIFO order.
+    ops: u64,
+    /// Odd multiplier coprime to `window`, permuting ack order within a block.
+    multiplier: u64,
+}
+
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+impl RollingWindow {
+    fn start<M: PendingAcks>(experiment: Experiment, dataset: Dataset) -> (M, Self) {
+        let window = dataset.entries;
+        let mut multiplier = 4051;
+        while gcd(multiplier, window) != 1 {
+            multiplier += 2;
+        }
+        let state = Self {
+            experiment,
+            window,
+            per_ledger: window.div_ceil(dataset.ledgers),
+            ops: 0,
+            multiplier,
+        };
+        let mut map = M::default();
+        for s in 0..window {
+            let (l, e) = state.position(s);
+            map.add_or_replace(l, e, seed_value(s));
+        }
+        (map, state)
+    }
+
+    fn position(&self, sequence: u64) -> (u64, u64) {
+        (sequence / self.per_ledger, sequence % self.per_ledger)
+    }
+
+    /// One op: ack one pending entry, dispatch the next sequence.
+    fn step<M: PendingAcks>(&mut self, map: &mut M) -> u64 {
+        let n = self.ops;
+        self.ops += 1;
+        let acked = match self.experiment {
+            Experiment::ShuffledAckCycle => {
+                let block = n - n % self.window;
+                block + (n % self.window) * self.multiplier % self.window
+            }
+            _ => n,
+        };
+        let (l, e) = self.position(acked);
+        let removed = map.remove(l, e).expect("the window holds the acked entry");
+        let dispatched = n + self.window;
+        let (l, e) = self.position(dispatched);
+        map.add_or_replace(l, e, seed_value(dispatched));
+        let mut sum = u64::from(removed.remaining());
+        if self.experiment == Experiment::DispatchAckAndPartialAckCycle && n & 15 == 0 {
+            let (l, e) = self.position(n + 1 + self.window / 2);
+            if map.get_remaining(l, e).is_some_and(|r| r > 1) {
+                sum += u64::from(map.update_remaining_unacked(l, e, 1));
+            }
+        }
+        sum
+    }
+}
+
+/// The seed's `CursorState`: round-robin over every populated position.
+struct Cursor {
+    experiment: Experiment,
+    dataset: Dataset,
+    index: u64,
+    ledger: u64,
+    entry: u64,
+    ledger_len: u64,
+    /// Even passes ack one, odd passes un-ack one, so `update-remaining` stays in range.
+    pass: u64,
+}
+
+impl Cursor {
+    fn new(experiment: Experiment, dataset: Dataset) -> Self {
+        Self {
+            experiment,
+            dataset,
+            index: 0,
+            ledger: 0,
+            entry: 0,
+            ledger_len: dataset.entries_in_ledger(0),
+            pass: 0,
+        }
+    }
+
+    fn step<M: PendingAcks>(&mut self, map: &mut M) -> u64 {
+        let (l, e) = (self.ledger, self.entry);
+        let result = match self.experiment {
+            Experiment::AddOrReplace => u64::from(map.add_or_replace(l, e, seed_value(self.index))),
+            Experiment::RemoveAndAdd => {
+                let ack = map.remove(l, e).expect("round-robin keys are present");
+                map.add_or_replace(l, e, ack);
+                u64::from(ack.remaining())
+            }
+            Experiment::UpdateRemaining => {
+                let acked = if self.pass.is_multiple_of(2) { 1 } else { -1 };
+                u64::from(map.update_remaining_unacked(l, e, acked))
+            }
+            Experiment::ContainsHit => u64::from(map.contains(l, e)),
+            _ => u64::from(map.get_remaining(l, e).unwrap_or(0)),
+        };
+        self.index += 1;
+        self.entry += 1;
+        if self.entry == self.ledger_len {
+            self.entry = 0;
+            self.ledger += 1;
+            if self.ledger == self.dataset.ledgers {
+                self.ledger = 0;
+                self.index = 0;
+                self.pass += 1;
+            }
+            self.ledger_len = self.dataset.entries_in_ledger(self.ledger);
+        }
+        result
+    }
+}
+
+/// The seed's retained-capacity cases: a peak dataset cleaned up by `remove_all_up_to` until only
+/// `keep` entries (the newest, in the last ledger) remain.
+#[derive(Debug, Clone, Copy)]
+pub struct RetainedCase {
+    pub name: &'static str,
+    pub dataset: &'static str,
+    pub keep: u64,
+}
+
+pub const RETAINED_CASES: [RetainedCase; 5] = [
+    RetainedCase {
+        name: "50k-in-1-clear-all",
+        dataset: "50k-in-1",
+        keep: 0,
+    },
+    RetainedCase {
+        name: "50k-in-1-keep-1",
+        dataset: "50k-in-1",
+        keep: 1,
+    },
+    RetainedCase {
+        name: "50k-in-1-keep-1k",
+        dataset: "50k-in-1",
+        keep: 1_000,
+    },
+    RetainedCase {
+        name: "50k-in-5-keep-1k",
+        dataset: "50k-in-5",
+        keep: 1_000,
+    },
+    RetainedCase {
+        name: "50k-in-20-keep-1k",
+        dataset: "50k-in-20",
+        keep: 1_000,
+    },
+];
+
+impl RetainedCase {
+    /// Builds the peak, then cleans it up; returns the map that remains.
+    pub fn build<M: PendingAcks>(&self) -> M {
+        let dataset = Dataset::find(self.dataset).expect("listed datasets exist");
+        let mut map: M = dataset.populate();
+        let last = dataset.ledgers - 1;
+        let mark = match dataset.entries_in_ledger(last).checked_sub(self.keep + 1) {
+            Some(entry) => Mark::at(last, entry),
+            None => Mark::before(last),
+        };
+        map.remove_all_up_to(mark, &mut |_, _, _| {});
+        map
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::implementations::nested_tree::NestedTree;
+
+    #[test]
+    fn datasets_split_like_the_seed() {
+        let d = Dataset::find("1k-in-1000").unwrap();
+        assert_eq!(d.positions().count(), 1_000);
+        let d = Dataset::find("64k-in-1k").unwrap();
+        assert_eq!(d.positions().count(), 65_536);
+        let d = dataset("x", 10, 3);
+        assert_eq!(
+            (0..3).map(|l| d.entries_in_ledger(l)).collect::<Vec<_>>(),
+            [4, 3, 3]
+        );
+        assert_eq!(
+            Dataset::find("50k-in-20").unwrap().label(),
+            "50,000 entries / 20 ledgers"
+        );
+        assert!(Dataset::find("nope").unwrap_err().contains("50k-in-1"));
+    }
+
+    #[test]
+    fn remove_all_up_to_removes_about_half_as_the_seed_counts() {
+        for (name, removed) in [
+            ("50k-in-1", 25_001),
+            ("50k-in-5", 25_001),
+            ("50k-in-20", 26_251),
+        ] {
+            let d = Dataset::find(name).unwrap();
+            let mut w: Workload<NestedTree> = Workload::prepare(Experiment::RemoveAllUpTo, d);
+            w.run(1);
+            assert_eq!(d.entries as usize - w.map.len(), removed, "{name}");
+        }
+    }
+
+    #[test]
+    fn same_ledger_cases_remove_two_percent_or_nothing() {
+        let d = Dataset::find("50k-in-1").unwrap();
+        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerSmallPrefix, d);
+        w.run(1);
+        assert_eq!(w.map.len(), 49_000);
+        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerBeforeWindow, d);
+        w.run(1);
+        assert_eq!(w.map.len(), 50_000);
+    }
+
+    #[test]
+    fn cycles_keep_the_window_size_and_roll_ledgers() {
+        for experiment in [
+            Experiment::DispatchAndAckCycle,
+            Experiment::DispatchAckAndPartialAckCycle,
+            Experiment::ShuffledAckCycle,
+        ] {
+            let d = Dataset::find("1k-in-100").unwrap();
+            let mut w: Workload<NestedTree> = Workload::prepare(experiment, d);
+            w.run(5_500);
+            assert_eq!(w.map.len(), 1_000, "{experiment:?}");
+            let mut first = None;
+            w.map.for_each(&mut |l, _, _| {
+                first.get_or_insert(l);
+            });
+            assert!(first.unwrap() >= 450, "{experiment:?}: old ledgers drained");
+        }
+    }
+
+    #[test]
+    fn shuffled_acks_are_not_fifo() {
+        let d = Dataset::find("1k-in-100").unwrap();
+        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::ShuffledAckCycle, d);
+        w.run(2);
+        // Op 1 acks sequence 4051 mod 1000 = 51 (ledger 5, entry 1), not sequence 1.
+        assert!(w.map.contains(0, 1) && !w.map.contains(5, 1));
+    }
+
+    #[test]
+    fn update_remaining_stays_in_range_over_passes() {
+        let d = Dataset::find("1k-in-1").unwrap();
+        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::UpdateRemaining, d);
+        assert_eq!(w.run(4_000), 4_000, "every update applies");
+    }
+
+    #[test]
+    fn retained_cases_keep_what_they_say() {
+        for case in RETAINED_CASES {
+            let map: NestedTree = case.build();
+            assert_eq!(map.len() as u64, case.keep, "{}", case.name);
+        }
+    }
+}
