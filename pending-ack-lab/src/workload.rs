@@ -99,6 +99,9 @@ impl Dataset {
     }
 }
 
+/// Single-entry ops per instruction-count (gungraun) run; see [`Experiment::ops_for`].
+pub const COUNTED_OPS: u64 = 1_000;
+
 /// Every measured scenario. Names are the `<experiment>` part of bench ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Experiment {
@@ -227,6 +230,18 @@ impl Experiment {
         )
     }
 
+    /// How many ops a measurement sized for `per_entry_ops` single-entry ops does: one cleanup,
+    /// at most three whole-map scans, else `per_entry_ops`.
+    pub fn ops_for(self, per_entry_ops: u64) -> u64 {
+        if self.is_one_shot() {
+            1
+        } else if self == Self::ForEachScan {
+            per_entry_ops.min(3)
+        } else {
+            per_entry_ops
+        }
+    }
+
     pub fn is_cycle(self) -> bool {
         matches!(
             self,
@@ -247,52 +262,89 @@ enum Driver {
     Cycle(RollingWindow),
     Cursor(Cursor),
     Scan,
-    Cleanup(Mark),
+    Cleanup(Cleanup),
+}
+
+/// A one-shot `remove_all_up_to` and the population it cleans up.
+struct Cleanup {
+    mark: Mark,
+    dataset: Dataset,
+    /// `Some(first)`: all entries in ledger 0 from `first` on (the same-ledger cases); `None`: the
+    /// dataset's own layout.
+    same_ledger_from: Option<u64>,
+}
+
+impl Cleanup {
+    /// Every (ledger, entry, value) the cleanup's map is built from.
+    fn population(&self) -> Box<dyn Iterator<Item = (u64, u64, PendingAck)> + '_> {
+        match self.same_ledger_from {
+            Some(first) => {
+                Box::new((0..self.dataset.entries).map(move |i| (0, first + i, seed_value(i))))
+            }
+            None => Box::new(
+                self.dataset
+                    .positions()
+                    .enumerate()
+                    .map(|(i, (l, e))| (l, e, seed_value(i as u64))),
+            ),
+        }
+    }
 }
 
 impl<M: PendingAcks> Workload<M> {
     /// Builds the map and driver; nothing here is timed.
     pub fn prepare(experiment: Experiment, dataset: Dataset) -> Self {
         use Experiment::*;
-        match experiment {
+        let (map, driver) = match experiment {
             DispatchAndAckCycle | DispatchAckAndPartialAckCycle | ShuffledAckCycle => {
                 let (map, window) = RollingWindow::start(experiment, dataset);
-                Self {
-                    map,
-                    driver: Driver::Cycle(window),
-                }
+                (map, Driver::Cycle(window))
             }
-            RemoveAllUpTo => {
-                let half = dataset.ledgers / 2;
-                Self {
-                    map: dataset.populate(),
-                    driver: Driver::Cleanup(Mark::at(half, dataset.entries_in_ledger(half) / 2)),
-                }
-            }
-            SameLedgerSmallPrefix | SameLedgerBeforeWindow => {
+            RemoveAllUpTo | SameLedgerSmallPrefix | SameLedgerBeforeWindow => {
                 let prefix = (dataset.entries / 50).max(1);
-                let first = if experiment == SameLedgerBeforeWindow {
-                    prefix
-                } else {
-                    0
+                let half = dataset.ledgers / 2;
+                let cleanup = match experiment {
+                    RemoveAllUpTo => Cleanup {
+                        mark: Mark::at(half, dataset.entries_in_ledger(half) / 2),
+                        dataset,
+                        same_ledger_from: None,
+                    },
+                    SameLedgerSmallPrefix => Cleanup {
+                        mark: Mark::at(0, prefix - 1),
+                        dataset,
+                        same_ledger_from: Some(0),
+                    },
+                    _ => Cleanup {
+                        mark: Mark::at(0, prefix - 1),
+                        dataset,
+                        same_ledger_from: Some(prefix),
+                    },
                 };
                 let mut map = M::default();
-                for i in 0..dataset.entries {
-                    map.add_or_replace(0, first + i, seed_value(i));
+                for (l, e, ack) in cleanup.population() {
+                    map.add_or_replace(l, e, ack);
                 }
-                Self {
-                    map,
-                    driver: Driver::Cleanup(Mark::at(0, prefix - 1)),
-                }
+                (map, Driver::Cleanup(cleanup))
             }
-            ForEachScan => Self {
-                map: dataset.populate(),
-                driver: Driver::Scan,
-            },
-            AddOrReplace | RemoveAndAdd | UpdateRemaining | ContainsHit | GetRemainingHit => Self {
-                map: dataset.populate(),
-                driver: Driver::Cursor(Cursor::new(experiment, dataset)),
-            },
+            ForEachScan => (dataset.populate(), Driver::Scan),
+            AddOrReplace | RemoveAndAdd | UpdateRemaining | ContainsHit | GetRemainingHit => (
+                dataset.populate(),
+                Driver::Cursor(Cursor::new(experiment, dataset)),
+            ),
+        };
+        Self { map, driver }
+    }
+
+    /// After a cleanup op, puts the removed entries back (in dispatch order), so the next op
+    /// measures the same cleanup without rebuilding the whole map. A no-op for other drivers.
+    pub fn restore(&mut self) {
+        if let Driver::Cleanup(cleanup) = &self.driver {
+            for (l, e, ack) in cleanup.population() {
+                if !cleanup.mark.covers(l, e) {
+                    break;
+                }
+                self.map.add_or_replace(l, e, ack);
+            }
         }
     }
 
@@ -321,9 +373,9 @@ impl<M: PendingAcks> Workload<M> {
                     });
                 }
             }
-            Driver::Cleanup(mark) => {
+            Driver::Cleanup(cleanup) => {
                 for _ in 0..ops {
-                    map.remove_all_up_to(*mark, &mut |_, entry, ack| {
+                    map.remove_all_up_to(cleanup.mark, &mut |_, entry, ack| {
                         sum = sum.wrapping_add(entry ^ u64::from(ack.remaining()));
                     });
                 }
@@ -345,16 +397,48 @@ impl<M: PendingAcks> Workload<M> {
     }
 }
 
+/// Division by a divisor fixed at setup, with one multiply instead of a 64-bit `div` (tens of
+/// cycles, which would otherwise dominate the fastest designs' cycle). Exact for dividends below
+/// 2^32 (Lemire et al., "Faster remainder by direct computation"); larger ones divide normally.
+#[derive(Debug, Clone, Copy)]
+struct Divisor {
+    divisor: u64,
+    /// ceil(2^64 / divisor), for divisors in 2..2^32.
+    reciprocal: Option<u64>,
+}
+
+impl Divisor {
+    fn new(divisor: u64) -> Self {
+        let reciprocal = (2..1 << 32)
+            .contains(&divisor)
+            .then(|| u64::MAX / divisor + 1);
+        Self {
+            divisor,
+            reciprocal,
+        }
+    }
+
+    /// `(n / divisor, n % divisor)`.
+    fn div_rem(self, n: u64) -> (u64, u64) {
+        let quotient = match self.reciprocal {
+            Some(m) if n < 1 << 32 => ((u128::from(n) * u128::from(m)) >> 64) as u64,
+            _ => n / self.divisor,
+        };
+        (quotient, n - quotient * self.divisor)
+    }
+}
+
 /// The seed's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
 /// at `(s / per_ledger, s % per_ledger)`.
 struct RollingWindow {
     experiment: Experiment,
     window: u64,
-    per_ledger: u64,
+    per_ledger: Divisor,
     /// Ops done; the window holds sequences `ops .. ops + window` in FIFO order.
     ops: u64,
     /// Odd multiplier coprime to `window`, permuting ack order within a block.
     multiplier: u64,
+    window_divisor: Divisor,
 }
 
 fn gcd(mut a: u64, mut b: u64) -> u64 {
@@ -374,9 +458,10 @@ impl RollingWindow {
         let state = Self {
             experiment,
             window,
-            per_ledger: window.div_ceil(dataset.ledgers),
+            per_ledger: Divisor::new(window.div_ceil(dataset.ledgers)),
             ops: 0,
             multiplier,
+            window_divisor: Divisor::new(window),
         };
         let mut map = M::default();
         for s in 0..window {
@@ -387,7 +472,7 @@ impl RollingWindow {
     }
 
     fn position(&self, sequence: u64) -> (u64, u64) {
-        (sequence / self.per_ledger, sequence % self.per_ledger)
+        self.per_ledger.div_rem(sequence)
     }
 
     /// One op: ack one pending entry, dispatch the next sequence.
@@ -396,8 +481,9 @@ impl RollingWindow {
         self.ops += 1;
         let acked = match self.experiment {
             Experiment::ShuffledAckCycle => {
-                let block = n - n % self.window;
-                block + (n % self.window) * self.multiplier % self.window
+                let (_, in_block) = self.window_divisor.div_rem(n);
+                let (_, permuted) = self.window_divisor.div_rem(in_block * self.multiplier);
+                n - in_block + permuted
             }
             _ => n,
         };
@@ -532,6 +618,43 @@ mod tests {
     use crate::implementations::nested_tree::NestedTree;
 
     #[test]
+    fn fast_division_matches_div_and_rem() {
+        let mut n = 0x9e37_79b9_7f4a_7c15u64;
+        for d in [
+            1,
+            2,
+            3,
+            7,
+            10,
+            64,
+            2_500,
+            50_000,
+            65_535,
+            (1 << 32) - 1,
+            1 << 32,
+            u64::MAX,
+        ] {
+            let divisor = Divisor::new(d);
+            for probe in [0, 1, d - 1, d, (1 << 32) - 1, 1 << 32, u64::MAX] {
+                assert_eq!(
+                    divisor.div_rem(probe),
+                    (probe / d, probe % d),
+                    "{probe} / {d}"
+                );
+            }
+            for _ in 0..10_000 {
+                n = n.wrapping_mul(6364136223846793005).wrapping_add(1);
+                let probe = n >> 32;
+                assert_eq!(
+                    divisor.div_rem(probe),
+                    (probe / d, probe % d),
+                    "{probe} / {d}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn datasets_split_like_the_seed() {
         let d = Dataset::find("1k-in-1000").unwrap();
         assert_eq!(d.positions().count(), 1_000);
@@ -569,6 +692,13 @@ mod tests {
         let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerSmallPrefix, d);
         w.run(1);
         assert_eq!(w.map.len(), 49_000);
+        w.restore();
+        assert_eq!(w.map.len(), 50_000);
+        assert_eq!(w.run(1), {
+            let mut fresh: Workload<NestedTree> =
+                Workload::prepare(Experiment::SameLedgerSmallPrefix, d);
+            fresh.run(1)
+        });
         let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerBeforeWindow, d);
         w.run(1);
         assert_eq!(w.map.len(), 50_000);

@@ -12,9 +12,12 @@
 //!     (huge gaps between entry ids); it stays sparse until the ledger empties.
 //! - Memory policy: rings grow by 1.25× (not 2×) so dense ledgers cost about 8–10 bytes per entry;
 //!   prefix cleanup (`remove_all_up_to`) shrinks a ring that holds less than a quarter of its
-//!   capacity; a ring emptied by single removes (a rolling window) is kept as one spare and reused
-//!   by the next ledger, so a steady dispatch/ack cycle allocates nothing. Cleanup paths
-//!   (`remove_all_up_to`, `drain`) drop the spare.
+//!   capacity; rings emptied by single removes (a rolling window) are kept as spares and reused
+//!   by the next ledgers, so a steady dispatch/ack cycle allocates nothing even when many small
+//!   ledgers drain out of order. Spares hold at most 2 slots per live entry plus
+//!   [`SPARE_FLOOR_SLOTS`]. Cleanup paths (`remove_all_up_to`, `drain`)
+//!   drop the spares. Single removes never convert a ring: it only shrinks in span, so its memory
+//!   stays bounded by its peak until it empties or a cleanup shrinks it.
 
 use std::collections::{BTreeMap, VecDeque};
 
@@ -28,6 +31,9 @@ const ABSENT: PendingAck = PendingAck::ABSENT;
 const SLOTS_PER_ENTRY: u64 = 4;
 const RING_SLACK: u64 = 64;
 
+/// Spare rings may hold up to 2 slots per live entry plus this many (8 KiB).
+const SPARE_FLOOR_SLOTS: usize = 1_024;
+
 #[derive(Default)]
 pub struct DenseWindow {
     /// Ascending by id, no empty ledgers.
@@ -35,7 +41,7 @@ pub struct DenseWindow {
     len: usize,
     /// The ring of the last ledger that emptied through `remove`, reused by the next ledger that
     /// needs a ring.
-    spare: Option<Box<Ring>>,
+    spares: Spares,
 }
 
 struct Ledger {
@@ -45,7 +51,10 @@ struct Ledger {
 
 /// 24 bytes, so a one-entry ledger costs 32 bytes in the outer deque.
 enum Store {
-    One { entry: u64, ack: PendingAck },
+    One {
+        entry: u64,
+        ack: PendingAck,
+    },
     Ring(Box<Ring>),
     #[allow(clippy::box_collection, reason = "boxed so `Store` stays 24 bytes")]
     Sparse(Box<BTreeMap<u64, PendingAck>>),
@@ -58,6 +67,54 @@ struct Ring {
     /// Present (non-`ABSENT`) slots.
     len: usize,
     slots: VecDeque<PendingAck>,
+}
+
+/// Emptied rings kept for reuse, within a memory budget.
+#[derive(Default)]
+struct Spares {
+    /// Boxed as the stores hold them, so reuse moves a pointer and allocates nothing.
+    #[allow(clippy::vec_box, reason = "the boxes are reused as they are")]
+    rings: Vec<Box<Ring>>,
+    /// Total capacity of `rings`, in slots.
+    slots: usize,
+}
+
+impl Spares {
+    /// At most 2 slots per live entry plus a floor.
+    fn budget(live_entries: usize) -> usize {
+        2 * live_entries + SPARE_FLOOR_SLOTS
+    }
+
+    fn push(&mut self, ring: Box<Ring>, live_entries: usize) {
+        let slots = ring.slots.capacity();
+        if self.slots + slots <= Self::budget(live_entries) {
+            self.slots += slots;
+            self.rings.push(ring);
+        }
+    }
+
+    /// A spare ring, cleared, or a new one.
+    fn pop(&mut self) -> Box<Ring> {
+        match self.rings.pop() {
+            Some(mut ring) => {
+                self.slots -= ring.slots.capacity();
+                ring.len = 0;
+                ring.slots.clear();
+                ring
+            }
+            None => Box::default(),
+        }
+    }
+
+    /// Drops spares until they fit the budget for `live_entries`.
+    fn trim(&mut self, live_entries: usize) {
+        while self.slots > Self::budget(live_entries) {
+            match self.rings.pop() {
+                Some(ring) => self.slots -= ring.slots.capacity(),
+                None => self.slots = 0,
+            }
+        }
+    }
 }
 
 /// A ring refused an entry because it would be too sparse.
@@ -94,8 +151,31 @@ impl Ring {
         }
     }
 
-    /// Stores `ack`; `Ok(true)` when the entry is new.
+    /// Stores `ack`; `Ok(true)` when the entry is new. The two hot cases (a present slot, and
+    /// appending the next entry id with room to spare) stay inline; the rest is `grow`.
+    #[inline]
     fn insert(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
+        if let Some(offset) = self.offset(entry) {
+            let slot = &mut self.slots[offset];
+            let new = *slot == ABSENT;
+            *slot = ack;
+            self.len += usize::from(new);
+            return Ok(new);
+        }
+        if self.len > 0
+            && entry.wrapping_sub(self.base) == self.slots.len() as u64
+            && self.slots.len() < self.slots.capacity()
+        {
+            self.slots.push_back(ack);
+            self.len += 1;
+            return Ok(true);
+        }
+        self.grow(entry, ack)
+    }
+
+    /// Inserts an entry outside the current span: the first one, one that needs more capacity,
+    /// one after a gap or before the base.
+    fn grow(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
         if self.len == 0 {
             self.slots.clear();
             self.reserve(1);
@@ -104,13 +184,6 @@ impl Ring {
             self.len = 1;
             return Ok(true);
         }
-        if let Some(offset) = self.offset(entry) {
-            let slot = &mut self.slots[offset];
-            let new = *slot == ABSENT;
-            *slot = ack;
-            self.len += usize::from(new);
-            return Ok(new);
-        }
         if entry > self.base {
             let span = entry - self.base + 1;
             if !self.span_allowed(span) {
@@ -118,7 +191,9 @@ impl Ring {
             }
             let grow = span as usize - self.slots.len();
             self.reserve(grow);
-            self.slots.resize(span as usize - 1, ABSENT);
+            if grow > 1 {
+                self.slots.resize(span as usize - 1, ABSENT);
+            }
             self.slots.push_back(ack);
         } else {
             let grow = self.base - entry;
@@ -137,6 +212,7 @@ impl Ring {
         Ok(true)
     }
 
+    #[inline]
     fn remove(&mut self, entry: u64) -> Option<PendingAck> {
         let offset = self.offset(entry)?;
         let ack = std::mem::replace(&mut self.slots[offset], ABSENT);
@@ -277,13 +353,12 @@ impl DenseWindow {
             Store::One { entry: e, ack: a } => {
                 let first = (*e, *a);
                 // The spare when there is one, so a rolling window does not allocate.
-                let mut ring = self.spare.take().unwrap_or_default();
-                ring.len = 0;
+                let mut ring = self.spares.pop();
                 let _ = ring.insert(first.0, first.1); // an empty ring takes any entry
                 match ring.insert(entry, ack) {
                     Ok(_) => *store = Store::Ring(ring),
                     Err(TooSparse) => {
-                        self.spare = Some(ring);
+                        self.spares.push(ring, self.len);
                         let sparse = BTreeMap::from([first, (entry, ack)]);
                         *store = Store::Sparse(Box::new(sparse));
                     }
@@ -303,11 +378,11 @@ impl DenseWindow {
         }
     }
 
-    /// Removes an emptied ledger, keeping its ring as the spare when `recycle`.
+    /// Removes an emptied ledger, keeping its ring as a spare when `recycle`.
     fn drop_ledger(&mut self, index: usize, recycle: bool) {
         let ledger = self.ledgers.remove(index).expect("index is in range");
         if let (true, Store::Ring(ring)) = (recycle, ledger.store) {
-            self.spare = Some(ring);
+            self.spares.push(ring, self.len);
         }
     }
 }
@@ -344,11 +419,7 @@ impl PendingAcks for DenseWindow {
             Store::One { entry: e, ack } => ((*e == entry).then_some(*ack)?, true),
             Store::Ring(ring) => {
                 let removed = ring.remove(entry)?;
-                if ring.len > 0 && !ring.span_allowed(ring.slots.len() as u64) {
-                    let ring = std::mem::take(ring.as_mut());
-                    *store = Store::Sparse(Box::new(ring.into_sparse()));
-                }
-                (removed, store.len() == 0)
+                (removed, ring.len == 0)
             }
             Store::Sparse(sparse) => {
                 let removed = sparse.remove(&entry)?;
@@ -359,11 +430,12 @@ impl PendingAcks for DenseWindow {
         if emptied {
             self.drop_ledger(index, true);
         }
+        self.spares.trim(self.len);
         Some(removed)
     }
 
     fn remove_all_up_to(&mut self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
-        self.spare = None;
+        self.spares = Spares::default();
         while self.ledgers.front().is_some_and(|l| l.id < mark.ledger) {
             let ledger = self.ledgers.pop_front().expect("front exists");
             self.len -= ledger.store.len();
@@ -413,7 +485,7 @@ impl PendingAcks for DenseWindow {
     }
 
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        self.spare = None;
+        self.spares = Spares::default();
         self.len = 0;
         for ledger in std::mem::take(&mut self.ledgers) {
             ledger.store.visit(ledger.id, visit);
