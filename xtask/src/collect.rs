@@ -114,39 +114,60 @@ pub fn criterion_tree(home: &Path) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
-/// The instruction count (`Ir`) of a gungraun 0.20 `summary.json`, as
-/// `(function name, bench id, instructions)`.
-pub fn gungraun_instructions(summary_json: &str) -> Result<(String, String, u64), String> {
+/// One gungraun benchmark's result: its group, function, bench id and instruction count.
+#[derive(Debug, PartialEq)]
+pub struct GungraunSummary {
+    pub group: String,
+    pub function: String,
+    pub id: String,
+    pub instructions: u64,
+}
+
+/// The instruction count (`Ir`) of a gungraun 0.20 `summary.json`.
+pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary, String> {
     let summary: serde_json::Value =
         serde_json::from_str(summary_json).map_err(|e| format!("not JSON: {e}"))?;
-    let text = |pointer: &str| summary.pointer(pointer).and_then(serde_json::Value::as_str);
-    let function = text("/function_name").ok_or("gungraun summary without function_name")?;
-    let ir = summary
+    let text = |pointer: &str| {
+        summary
+            .pointer(pointer)
+            .and_then(serde_json::Value::as_str)
+            .map(str::to_owned)
+    };
+    let instructions = summary
         .pointer("/profiles/0/data/total/metrics/Ir/values/new")
         .and_then(serde_json::Value::as_u64)
         .ok_or("gungraun summary without a callgrind Ir count")?;
-    Ok((
-        function.to_owned(),
-        text("/id").unwrap_or_default().to_owned(),
-        ir,
-    ))
+    Ok(GungraunSummary {
+        group: text("/group").ok_or("gungraun summary without group")?,
+        function: text("/function_name").ok_or("gungraun summary without function_name")?,
+        id: text("/id").unwrap_or_default(),
+        instructions,
+    })
 }
 
-/// Instructions per op for every `summary.json` below `dir`. Bench functions are named after the
-/// implementation module (`topic_mutex` → `topic-mutex`), bench ids after the parameter.
-pub fn gungraun_tree(
-    dir: &Path,
-    experiment: &str,
-    ops_per_run: u64,
-) -> Result<Vec<Record>, String> {
+/// A Rust identifier as a lab name: groups and functions are named like experiments and
+/// implementation modules (`remove_all_up_to` → `remove-all-up-to`), and bench ids like
+/// parameters, with a leading `_` when the name starts with a digit (`_50k_in_1` → `50k-in-1`).
+pub fn lab_name(identifier: &str) -> String {
+    identifier.trim_start_matches('_').replace('_', "-")
+}
+
+/// Instructions per op for every `summary.json` below `dir`, as
+/// `<group>/<function>/<bench id>`; `ops_per_run` gives each experiment's op count.
+pub fn gungraun_tree(dir: &Path, ops_per_run: fn(&str) -> u64) -> Result<Vec<Record>, String> {
     let mut records = Vec::new();
     for path in files_named(dir, "summary.json") {
         let text =
             std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let (function, parameter, ir) =
+        let summary =
             gungraun_instructions(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let id = BenchId::new(experiment, &function.replace('_', "-"), &parameter);
-        let per_op = ir as f64 / ops_per_run as f64;
+        let experiment = lab_name(&summary.group);
+        let id = BenchId::new(
+            &experiment,
+            &lab_name(&summary.function),
+            &lab_name(&summary.id),
+        );
+        let per_op = summary.instructions as f64 / ops_per_run(&experiment) as f64;
         records.push(Record::new(id, Metric::InstructionsPerOp, per_op));
     }
     Ok(records)
@@ -197,11 +218,16 @@ mod tests {
 
     #[test]
     fn gungraun_summary_gives_instructions() {
-        let json = r#"{"function_name":"topic_mutex","id":"single","profiles":[{"data":{"parts":[],"total":{"metrics":{"Ir":{"values":{"new":52000}},"Dr":{"values":{"new":1}}}}}}]}"#;
+        let json = r#"{"group":"remove_all_up_to","function_name":"nested_tree","id":"_50k_in_1","profiles":[{"data":{"parts":[],"total":{"metrics":{"Ir":{"values":{"new":52000}},"Dr":{"values":{"new":1}}}}}}]}"#;
+        let summary = gungraun_instructions(json).unwrap();
         assert_eq!(
-            gungraun_instructions(json).unwrap(),
-            ("topic_mutex".into(), "single".into(), 52000)
+            (summary.group.as_str(), summary.instructions),
+            ("remove_all_up_to", 52000)
         );
+        assert_eq!(lab_name(&summary.group), "remove-all-up-to");
+        assert_eq!(lab_name(&summary.function), "nested-tree");
+        assert_eq!(lab_name(&summary.id), "50k-in-1");
+        assert_eq!(lab_name("single"), "single");
         assert!(gungraun_instructions("{}").is_err());
     }
 }

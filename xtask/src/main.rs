@@ -23,8 +23,9 @@ commands:
         shapes, experiments) it writes a partial report to target/lab/results/ instead.
   report [--out-dir DIR] [LAB]
         render <lab>.md again from <lab>.json without measuring
-  alloc LAB IMPLEMENTATION SHAPE
-        write a DHAT heap profile to target/lab/dhat/ (open it in DHAT's dh_view.html)
+  alloc LAB IMPLEMENTATION PARAMETER...
+        write a DHAT heap profile to target/lab/dhat/ (open it in DHAT's dh_view.html);
+        dedup takes a SHAPE, pending-ack an EXPERIMENT and a DATASET
   test  the whole test suite, then a smoke run of every benchmark and of the report pipeline
   tools install the pinned gungraun-runner into .tools/ if it is missing";
 
@@ -207,33 +208,16 @@ fn criterion_filter(lab: &Lab, filters: &[String]) -> Option<String> {
     Some(format!("^{}$", parts.join("/")))
 }
 
-fn criterion_args(mode: RunMode) -> Vec<&'static str> {
-    match mode {
-        RunMode::Full => vec![
-            "--warm-up-time",
-            "1",
-            "--measurement-time",
-            "4",
-            "--sample-size",
-            "50",
-        ],
-        RunMode::Quick => vec![
-            "--warm-up-time",
-            "0.3",
-            "--measurement-time",
-            "1",
-            "--sample-size",
-            "20",
-        ],
-        RunMode::Smoke => vec![
-            "--warm-up-time",
-            "0.01",
-            "--measurement-time",
-            "0.01",
-            "--sample-size",
-            "10",
-        ],
-    }
+fn criterion_args(lab: &Lab, mode: RunMode) -> [&'static str; 6] {
+    let timing = lab.timing(mode);
+    [
+        "--warm-up-time",
+        timing.warm_up,
+        "--measurement-time",
+        timing.measurement,
+        "--sample-size",
+        timing.samples,
+    ]
 }
 
 /// Measures one lab; returns its records and the stages that failed.
@@ -278,13 +262,7 @@ fn measure(
     let instructions = run(lab_bench(lab, "instructions")
         .env("GUNGRAUN_RUNNER", runner)
         .arg("--save-summary=json"))
-    .and_then(|()| {
-        collect::gungraun_tree(
-            &gungraun_dir,
-            lab.instruction_experiment,
-            lab.instruction_ops,
-        )
-    })
+    .and_then(|()| collect::gungraun_tree(&gungraun_dir, lab.instruction_ops))
     .map(|r| {
         r.into_iter()
             .filter(|r| selected(lab, &options.filters, r))
@@ -302,7 +280,7 @@ fn measure(
     let time = run(lab_bench(lab, "time")
         .env("CRITERION_HOME", &criterion_home)
         .arg("--noplot")
-        .args(criterion_args(options.mode))
+        .args(criterion_args(lab, options.mode))
         .args(criterion_filter(lab, &options.filters)))
     .and_then(|()| collect::criterion_tree(&criterion_home));
     stage(3, "time", time);
@@ -411,16 +389,22 @@ fn report(args: &[String]) -> Result<(), String> {
 }
 
 fn alloc(args: &[String]) -> Result<(), String> {
-    let [lab, implementation, shape] = args else {
-        return Err("usage: cargo xtask alloc LAB IMPLEMENTATION SHAPE".into());
+    let [lab, implementation, parameters @ ..] = args else {
+        return Err("usage: cargo xtask alloc LAB IMPLEMENTATION PARAMETER...".into());
     };
+    if parameters.is_empty() {
+        return Err("usage: cargo xtask alloc LAB IMPLEMENTATION PARAMETER...".into());
+    }
     let lab = labs::find(lab)?;
-    let out = root()
-        .join("target/lab/dhat")
-        .join(format!("{}-{implementation}-{shape}.json", lab.name));
+    let out = root().join("target/lab/dhat").join(format!(
+        "{}-{implementation}-{}.json",
+        lab.name,
+        parameters.join("-")
+    ));
     std::fs::create_dir_all(out.parent().expect("has a parent")).map_err(|e| e.to_string())?;
     run(lab_bench(lab, "dhat_profile")
-        .args([implementation, shape])
+        .arg(implementation)
+        .args(parameters)
         .arg("--out")
         .arg(&out))
 }

@@ -62,17 +62,18 @@ fn column_header(metric: Metric) -> &'static str {
     }
 }
 
-/// One row of a comparison table: a parameter and how to label it.
+/// One row of a comparison table: an experiment and parameter, and how to label it.
 pub struct Row {
+    pub experiment: String,
     pub parameter: String,
     pub label: String,
 }
 
-/// A comparison table: one row per parameter, one column per implementation (baseline first),
-/// each candidate cell with its ratio to the baseline, the change in percent and the verdict.
+/// A comparison table: one row per (experiment, parameter), one column per implementation
+/// (baseline first), each candidate cell with its ratio to the baseline, the change in percent and
+/// the verdict.
 pub fn comparison_table(
     set: &ResultSet,
-    experiment: &str,
     metric: Metric,
     rows: &[Row],
     implementations: &[&str],
@@ -88,7 +89,8 @@ pub fn comparison_table(
         table = table.column(&header, Align::Right);
     }
     for row in rows {
-        let find = |name: &str| set.find(&BenchId::new(experiment, name, &row.parameter), metric);
+        let find =
+            |name: &str| set.find(&BenchId::new(&row.experiment, name, &row.parameter), metric);
         let base = find(baseline);
         let mut cells = vec![row.label.clone()];
         for name in implementations {
@@ -188,12 +190,12 @@ mod tests {
             timed("close", 40.8, 1.0),
         ]);
         let rows = [Row {
+            experiment: "admission".into(),
             parameter: "single".into(),
             label: "1 thread".into(),
         }];
         let out = comparison_table(
             &s,
-            "admission",
             Metric::NsPerOp,
             &rows,
             &["base", "fast", "close", "absent"],
@@ -222,6 +224,7 @@ mod tests {
             )
         };
         let rows = [Row {
+            experiment: "admission".into(),
             parameter: "single".into(),
             label: "single".into(),
         }];
@@ -230,14 +233,8 @@ mod tests {
             count("boxed", 1.06),
             count("flat", 0.0),
         ]);
-        let out = comparison_table(
-            &s,
-            "admission",
-            Metric::AllocsPerOp,
-            &rows,
-            &["base", "boxed", "flat"],
-        )
-        .render();
+        let out =
+            comparison_table(&s, Metric::AllocsPerOp, &rows, &["base", "boxed", "flat"]).render();
         assert!(out.contains("1.06<br>more (baseline 0)"), "{out}");
         assert!(out.contains("0<br>1.00× +0.0 % same"), "{out}");
         assert!(!out.contains('∞'), "{out}");

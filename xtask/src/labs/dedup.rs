@@ -3,7 +3,7 @@
 use dedup_lab::workload::{SHAPES, Shape};
 use labkit::record::{Metric, ResultSet};
 
-use super::Lab;
+use super::{Lab, SMOKE, Timing};
 use crate::render::{Row, comparison_table, joined_table};
 
 pub const LAB: Lab = Lab {
@@ -28,15 +28,27 @@ pub const LAB: Lab = Lab {
     },
     parameters: || SHAPES.iter().map(|s| s.name()).collect(),
     experiments: &["admission", "footprint"],
-    instruction_experiment: "admission",
-    instruction_ops: 1_000,
+    instruction_ops: |_| 1_000,
+    timing: [
+        Timing {
+            warm_up: "1",
+            measurement: "4",
+            samples: "50",
+        },
+        Timing {
+            warm_up: "0.3",
+            measurement: "1",
+            samples: "20",
+        },
+        SMOKE,
+    ],
     render,
 };
 
 /// Footprint parameters, as the alloc binary names them.
 const FOOTPRINT: [&str; 3] = ["1-producers", "500-producers", "10000-producers"];
 
-fn shape_rows(set: &ResultSet, keep: impl Fn(Shape) -> bool) -> Vec<Row> {
+fn shape_rows(set: &ResultSet, experiment: &str, keep: impl Fn(Shape) -> bool) -> Vec<Row> {
     let cores = set.environment.cores;
     SHAPES
         .into_iter()
@@ -51,6 +63,7 @@ fn shape_rows(set: &ResultSet, keep: impl Fn(Shape) -> bool) -> Vec<Row> {
                 String::new()
             };
             Row {
+                experiment: experiment.to_owned(),
                 parameter: s.name(),
                 label: format!("`{}`: {}{over}", s.name(), s.description()),
             }
@@ -60,15 +73,16 @@ fn shape_rows(set: &ResultSet, keep: impl Fn(Shape) -> bool) -> Vec<Row> {
 
 fn render(set: &ResultSet) -> String {
     let implementations = dedup_lab::implementation_names();
-    let table = |experiment: &str, metric: Metric, rows: &[Row]| {
-        comparison_table(set, experiment, metric, rows, &implementations).render()
+    let table = |metric: Metric, rows: &[Row]| {
+        comparison_table(set, metric, rows, &implementations).render()
     };
-    let all = shape_rows(set, |_| true);
-    let contended = shape_rows(set, |s| s.threads() > 1);
-    let single = shape_rows(set, |s| s.threads() == 1);
+    let all = shape_rows(set, "admission", |_| true);
+    let contended = shape_rows(set, "admission", |s| s.threads() > 1);
+    let single = shape_rows(set, "admission", |s| s.threads() == 1);
     let footprint: Vec<Row> = FOOTPRINT
         .iter()
         .map(|p| Row {
+            experiment: "footprint".into(),
             parameter: p.to_string(),
             label: p.replace("-producers", " producers"),
         })
@@ -80,24 +94,24 @@ fn render(set: &ResultSet) -> String {
          between two barriers; the time is per thread-operation (as JMH's `avgt` with several \
          threads). Each cell: median [95 % confidence interval], ratio to topic-mutex, change, and a \
          verdict that is `inconclusive` whenever the two intervals overlap.\n\n{}\n",
-        table("admission", Metric::NsPerOp, &all)
+        table(Metric::NsPerOp, &all)
     ));
     out.push_str(&format!(
         "## Aggregate throughput (ops/s over all threads)\n\n{}\n",
-        table("admission", Metric::OpsPerSec, &contended)
+        table(Metric::OpsPerSec, &contended)
     ));
     out.push_str(&format!(
         "## Instructions per admission (callgrind)\n\n\
          gungraun, single-thread shapes only (valgrind serialises threads). Deterministic: these \
          counts repeat exactly for the same binary, so differences are real.\n\n{}\n",
-        table("admission", Metric::InstructionsPerOp, &single)
+        table(Metric::InstructionsPerOp, &single)
     ));
     out.push_str(&format!(
         "## Allocations per admission (steady state)\n\n\
          Counting allocator in its own process, over a measured window after a warm-up window on \
          the same threads.\n\n### allocs/op\n\n{}\n### bytes/op\n\n{}\n",
-        table("admission", Metric::AllocsPerOp, &all),
-        table("admission", Metric::BytesPerOp, &all)
+        table(Metric::AllocsPerOp, &all),
+        table(Metric::BytesPerOp, &all)
     ));
     out.push_str(&format!(
         "## Retained footprint\n\n\
@@ -105,8 +119,8 @@ fn render(set: &ResultSet) -> String {
          then as the allocator reserved them, so slack is visible). papaya-based designs include \
          papaya's per-map reclamation collector.\n\n### retained bytes\n\n{}\n\
          ### retained bytes, malloc usable size\n\n{}\n",
-        table("footprint", Metric::RetainedBytes, &footprint),
-        table("footprint", Metric::RetainedUsableBytes, &footprint)
+        table(Metric::RetainedBytes, &footprint),
+        table(Metric::RetainedUsableBytes, &footprint)
     ));
     out.push_str(&format!(
         "## All measurements by id\n\n{}",

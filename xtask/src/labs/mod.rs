@@ -1,8 +1,9 @@
 //! The labs the driver knows: what to build and run for each, and how its report reads.
 
 pub mod dedup;
+pub mod pending_ack;
 
-use labkit::record::ResultSet;
+use labkit::record::{ResultSet, RunMode};
 
 /// One lab: its package, its measurement binaries and its report.
 pub struct Lab {
@@ -17,17 +18,41 @@ pub struct Lab {
     /// Parameter names (shapes, datasets) across all experiments.
     pub parameters: fn() -> Vec<String>,
     pub experiments: &'static [&'static str],
-    /// The experiment the gungraun benches measure (their group).
-    pub instruction_experiment: &'static str,
-    /// Operations per gungraun benchmark run, to turn counts into per-op numbers.
-    pub instruction_ops: u64,
+    /// Operations per gungraun benchmark run of an experiment, to turn counts into per-op
+    /// numbers.
+    pub instruction_ops: fn(&str) -> u64,
+    /// Criterion settings for full, quick and smoke runs, sized so the lab's matrix fits its
+    /// time budget.
+    pub timing: [Timing; 3],
     /// The report body below the environment header.
     pub render: fn(&ResultSet) -> String,
 }
 
-pub const LABS: &[Lab] = &[dedup::LAB];
+/// Criterion's warm-up and measurement seconds and sample count for one run mode.
+pub struct Timing {
+    pub warm_up: &'static str,
+    pub measurement: &'static str,
+    pub samples: &'static str,
+}
+
+/// Smoke runs only prove every benchmark runs.
+pub const SMOKE: Timing = Timing {
+    warm_up: "0.01",
+    measurement: "0.01",
+    samples: "10",
+};
+
+pub const LABS: &[Lab] = &[dedup::LAB, pending_ack::LAB];
 
 impl Lab {
+    pub fn timing(&self, mode: RunMode) -> &Timing {
+        match mode {
+            RunMode::Full => &self.timing[0],
+            RunMode::Quick => &self.timing[1],
+            RunMode::Smoke => &self.timing[2],
+        }
+    }
+
     /// The names of the three parts of a bench id: experiments, implementations, parameters.
     pub fn dimensions(&self) -> [Vec<String>; 3] {
         let experiments = self.experiments.iter().map(|e| e.to_string()).collect();
