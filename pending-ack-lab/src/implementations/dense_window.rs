@@ -107,7 +107,16 @@ impl Spares {
     }
 
     /// Drops spares until they fit the budget for `live_entries`.
+    #[inline]
     fn trim(&mut self, live_entries: usize) {
+        if self.slots > Self::budget(live_entries) {
+            self.drop_over_budget(live_entries);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_over_budget(&mut self, live_entries: usize) {
         while self.slots > Self::budget(live_entries) {
             match self.rings.pop() {
                 Some(ring) => self.slots -= ring.slots.capacity(),
@@ -153,7 +162,7 @@ impl Ring {
 
     /// Stores `ack`; `Ok(true)` when the entry is new. The two hot cases (a present slot, and
     /// appending the next entry id with room to spare) stay inline; the rest is `grow`.
-    #[inline]
+    #[inline(always)]
     fn insert(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
         if let Some(offset) = self.offset(entry) {
             let slot = &mut self.slots[offset];
@@ -175,6 +184,8 @@ impl Ring {
 
     /// Inserts an entry outside the current span: the first one, one that needs more capacity,
     /// one after a gap or before the base.
+    #[cold]
+    #[inline(never)]
     fn grow(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
         if self.len == 0 {
             self.slots.clear();
@@ -343,16 +354,33 @@ impl DenseWindow {
     }
 
     /// Inserts into an existing ledger's store, changing its representation when needed.
+    #[inline]
     fn insert_into(&mut self, index: usize, entry: u64, ack: PendingAck) -> bool {
-        let store = &mut self.ledgers[index].store;
-        match store {
+        match &mut self.ledgers[index].store {
             Store::One { entry: e, ack: a } if *e == entry => {
                 *a = ack;
                 false
             }
+            Store::Ring(ring) => match ring.insert(entry, ack) {
+                Ok(new) => new,
+                Err(TooSparse) => self.convert_and_insert(index, entry, ack),
+            },
+            Store::Sparse(sparse) => sparse.insert(entry, ack).is_none(),
+            Store::One { .. } => self.convert_and_insert(index, entry, ack),
+        }
+    }
+
+    /// A second entry for a one-entry ledger (it gets a ring, or a `BTreeMap` when the two ids
+    /// are far apart), or an entry a ring refused as too sparse (it becomes a `BTreeMap`). Kept
+    /// out of line so the hot path stays small.
+    #[cold]
+    #[inline(never)]
+    fn convert_and_insert(&mut self, index: usize, entry: u64, ack: PendingAck) -> bool {
+        let store = &mut self.ledgers[index].store;
+        match store {
             Store::One { entry: e, ack: a } => {
                 let first = (*e, *a);
-                // The spare when there is one, so a rolling window does not allocate.
+                // A spare when there is one, so a rolling window does not allocate.
                 let mut ring = self.spares.pop();
                 let _ = ring.insert(first.0, first.1); // an empty ring takes any entry
                 match ring.insert(entry, ack) {
@@ -363,22 +391,22 @@ impl DenseWindow {
                         *store = Store::Sparse(Box::new(sparse));
                     }
                 }
-                true
             }
-            Store::Ring(ring) => match ring.insert(entry, ack) {
-                Ok(new) => new,
-                Err(TooSparse) => {
-                    let mut sparse = std::mem::take(ring.as_mut()).into_sparse();
-                    sparse.insert(entry, ack);
-                    *store = Store::Sparse(Box::new(sparse));
-                    true
-                }
-            },
-            Store::Sparse(sparse) => sparse.insert(entry, ack).is_none(),
+            Store::Ring(ring) => {
+                let mut sparse = std::mem::take(ring.as_mut()).into_sparse();
+                sparse.insert(entry, ack);
+                *store = Store::Sparse(Box::new(sparse));
+            }
+            Store::Sparse(sparse) => {
+                sparse.insert(entry, ack);
+            }
         }
+        true
     }
 
     /// Removes an emptied ledger, keeping its ring as a spare when `recycle`.
+    #[cold]
+    #[inline(never)]
     fn drop_ledger(&mut self, index: usize, recycle: bool) {
         let ledger = self.ledgers.remove(index).expect("index is in range");
         if let (true, Store::Ring(ring)) = (recycle, ledger.store) {
