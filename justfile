@@ -13,9 +13,10 @@ bench-quick *ARGS:
 report *ARGS:
     cargo xtask report {{ARGS}}
 
-# DHAT heap profile of one implementation and shape, e.g. `just alloc dedup per-key-cas shared-2`
-alloc LAB IMPLEMENTATION SHAPE:
-    cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{SHAPE}}
+# DHAT heap profile of one implementation, e.g. `just alloc dedup per-key-cas shared-2` or
+# `just alloc pending-ack nested-tree dispatch-and-ack-cycle 50k-in-5`
+alloc LAB IMPLEMENTATION +PARAMETERS:
+    cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{PARAMETERS}}
 
 # The whole test suite plus a smoke run of every benchmark and of the report pipeline
 test:

@@ -9,6 +9,7 @@
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
 //! - [`compare`]: ratios and the faster / slower / inconclusive verdict.
+//! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
 //! - [`table`]: a markdown table renderer.
 
 pub mod alloc;
@@ -16,5 +17,6 @@ pub mod args;
 pub mod compare;
 pub mod env;
 pub mod footprint;
+pub mod paired;
 pub mod record;
 pub mod table;

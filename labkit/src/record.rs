@@ -83,6 +83,8 @@ pub enum Metric {
     RetainedBytes,
     /// The same, as the allocator reserved them (malloc usable size).
     RetainedUsableBytes,
+    /// Median of per-pair ratios B / A from an interleaved comparison (`<b>-vs-<a>` ids).
+    PairedRatio,
 }
 
 impl Metric {
@@ -94,6 +96,7 @@ impl Metric {
             Self::AllocsPerOp => "allocs/op",
             Self::BytesPerOp => "B/op",
             Self::RetainedBytes | Self::RetainedUsableBytes => "B",
+            Self::PairedRatio => "×",
         }
     }
 

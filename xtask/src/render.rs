@@ -5,6 +5,8 @@ use labkit::compare::{Verdict, compare};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::table::{Align, Table, format_bytes, format_change, format_number};
 
+use crate::chart::{Chart, bar_chart};
+
 /// The header every report starts with: what was run, where, and how to read it.
 pub fn environment_section(set: &ResultSet) -> String {
     let env = &set.environment;
@@ -115,6 +117,88 @@ pub fn comparison_table(
             });
         }
         table.row(cells);
+    }
+    table
+}
+
+/// A bar chart of `metric` for `rows` (one group each) × `implementations` (one bar each).
+pub fn metric_chart(
+    set: &ResultSet,
+    stem: &str,
+    title: &str,
+    metric: Metric,
+    rows: &[Row],
+    implementations: &[&str],
+) -> Chart {
+    let groups: Vec<(String, Vec<Option<f64>>)> = rows
+        .iter()
+        .map(|row| {
+            let values = implementations
+                .iter()
+                .map(|i| {
+                    set.find(&BenchId::new(&row.experiment, i, &row.parameter), metric)
+                        .map(|r| r.value)
+                })
+                .collect();
+            (row.parameter.clone(), values)
+        })
+        .collect();
+    Chart {
+        stem: stem.to_owned(),
+        title: title.to_owned(),
+        svg: bar_chart(title, metric.unit(), implementations, &groups, |v| {
+            format_metric(metric, v)
+        }),
+    }
+}
+
+/// The PR table of a paired comparison: `| Case | A | B | Change |`, each side's median ns/op
+/// with its 95 % interval, and the median per-pair change B / A − 1 with its interval and a
+/// verdict (`faster` / `slower` only when the ratio's interval excludes 1).
+pub fn paired_table(set: &ResultSet, a: &str, b: &str) -> Table {
+    let ratio_name = labkit::paired::ratio_implementation(a, b);
+    let mut table = Table::new()
+        .column("Case", Align::Left)
+        .column(&format!("{a} (ns/op)"), Align::Right)
+        .column(&format!("{b} (ns/op)"), Align::Right)
+        .column("Change", Align::Right);
+    for ratio in set
+        .records
+        .iter()
+        .filter(|r| r.metric == Metric::PairedRatio && r.id.implementation == ratio_name)
+    {
+        let side = |name: &str| {
+            set.find(
+                &BenchId::new(&ratio.id.experiment, name, &ratio.id.parameter),
+                Metric::NsPerOp,
+            )
+            .map_or_else(|| "—".to_owned(), cell)
+        };
+        let percent = |r: f64| format_change((r - 1.0) * 100.0);
+        let change = match ratio.interval {
+            Some(ci) => {
+                let verdict = if ci.upper < 1.0 {
+                    "faster"
+                } else if ci.lower > 1.0 {
+                    "slower"
+                } else {
+                    "inconclusive"
+                };
+                format!(
+                    "{} [{} … {}] {verdict}",
+                    percent(ratio.value),
+                    percent(ci.lower),
+                    percent(ci.upper)
+                )
+            }
+            None => percent(ratio.value),
+        };
+        table.row(vec![
+            format!("{} · `{}`", ratio.id.experiment, ratio.id.parameter),
+            side(a),
+            side(b),
+            change,
+        ]);
     }
     table
 }
@@ -264,6 +348,56 @@ mod tests {
         );
         assert!(
             out.contains("| `footprint/base/1-producers` |  |  | 2.00 KiB |"),
+            "{out}"
+        );
+    }
+
+    #[test]
+    fn paired_table_reports_the_ratio_interval_and_verdict() {
+        use labkit::paired::{MedianEstimate, PairedEstimate, paired_records};
+        let estimate = |median: f64, lower: f64, upper: f64| MedianEstimate {
+            median,
+            interval: Interval {
+                lower,
+                upper,
+                confidence: 0.95,
+            },
+        };
+        let mut records = paired_records(
+            "admission",
+            "base",
+            "fast",
+            "single",
+            &PairedEstimate {
+                a: estimate(40.0, 39.0, 41.0),
+                b: estimate(20.0, 19.0, 21.0),
+                ratio: estimate(0.5, 0.48, 0.52),
+                pairs: 60,
+            },
+        );
+        records.extend(paired_records(
+            "admission",
+            "base",
+            "fast",
+            "shared-2",
+            &PairedEstimate {
+                a: estimate(40.0, 39.0, 41.0),
+                b: estimate(40.0, 39.0, 41.0),
+                ratio: estimate(1.01, 0.97, 1.04),
+                pairs: 60,
+            },
+        ));
+        let out = paired_table(&set(records), "base", "fast").render();
+        assert!(
+            out.starts_with("| Case | base (ns/op) | fast (ns/op) | Change |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("| admission · `single` | 40.0 [39.0–41.0] | 20.0 [19.0–21.0] | −50.0 % [−52.0 % … −48.0 %] faster |"),
+            "{out}"
+        );
+        assert!(
+            out.contains("+1.0 % [−3.0 % … +4.0 %] inconclusive"),
             "{out}"
         );
     }

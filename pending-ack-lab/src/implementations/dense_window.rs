@@ -20,6 +20,7 @@
 //!   stays bounded by its peak until it empties or a cleanup shrinks it.
 
 use std::collections::{BTreeMap, VecDeque};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{Mark, PendingAck, PendingAcks};
 
@@ -39,9 +40,12 @@ pub struct DenseWindow {
     /// Ascending by id, no empty ledgers.
     ledgers: VecDeque<Ledger>,
     len: usize,
-    /// The ring of the last ledger that emptied through `remove`, reused by the next ledger that
-    /// needs a ring.
+    /// Rings of ledgers that emptied through `remove`, reused by the next ledgers that need one.
     spares: Spares,
+    /// Index of the ledger the last binary search found: round-robin and burst access to a
+    /// middle ledger skips the search. Only a hint (checked before use); atomic so `&self`
+    /// lookups can update it and the map stays `Sync`.
+    hint: AtomicUsize,
 }
 
 struct Ledger {
@@ -344,7 +348,17 @@ impl DenseWindow {
             (_, Some(last)) if last.id < id => Err(count),
             (Some(first), _) if first.id == id => Ok(0),
             (Some(first), _) if first.id > id => Err(0),
-            _ => self.ledgers.binary_search_by_key(&id, |l| l.id),
+            _ => {
+                let hint = self.hint.load(Ordering::Relaxed);
+                if self.ledgers.get(hint).is_some_and(|l| l.id == id) {
+                    return Ok(hint);
+                }
+                let found = self.ledgers.binary_search_by_key(&id, |l| l.id);
+                if let Ok(index) = found {
+                    self.hint.store(index, Ordering::Relaxed);
+                }
+                found
+            }
         }
     }
 

@@ -4,7 +4,8 @@ use dedup_lab::workload::{SHAPES, Shape};
 use labkit::record::{Metric, ResultSet};
 
 use super::{Lab, SMOKE, Timing};
-use crate::render::{Row, comparison_table, joined_table};
+use crate::chart::Chart;
+use crate::render::{Row, comparison_table, joined_table, metric_chart};
 
 pub const LAB: Lab = Lab {
     name: "dedup",
@@ -43,6 +44,7 @@ pub const LAB: Lab = Lab {
         SMOKE,
     ],
     render,
+    charts,
 };
 
 /// Footprint parameters, as the alloc binary names them.
@@ -69,6 +71,18 @@ fn shape_rows(set: &ResultSet, experiment: &str, keep: impl Fn(Shape) -> bool) -
             }
         })
         .collect()
+}
+
+fn charts(set: &ResultSet) -> Vec<Chart> {
+    let implementations = dedup_lab::implementation_names();
+    vec![metric_chart(
+        set,
+        "dedup-admission-ns",
+        "dedup: time per admission by thread shape (ns/op, median)",
+        Metric::NsPerOp,
+        &shape_rows(set, "admission", |_| true),
+        &implementations,
+    )]
 }
 
 fn render(set: &ResultSet) -> String {

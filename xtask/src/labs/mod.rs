@@ -5,6 +5,8 @@ pub mod pending_ack;
 
 use labkit::record::{ResultSet, RunMode};
 
+use crate::chart::Chart;
+
 /// One lab: its package, its measurement binaries and its report.
 pub struct Lab {
     /// Name on the command line and of the files in `bench-results/`.
@@ -26,6 +28,8 @@ pub struct Lab {
     pub timing: [Timing; 3],
     /// The report body below the environment header.
     pub render: fn(&ResultSet) -> String,
+    /// SVG charts written beside the report and linked from it.
+    pub charts: fn(&ResultSet) -> Vec<Chart>,
 }
 
 /// Criterion's warm-up and measurement seconds and sample count for one run mode.

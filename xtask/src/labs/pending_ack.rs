@@ -8,7 +8,8 @@ use labkit::table::{Align, Table, format_bytes, format_change};
 use pending_ack_lab::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES};
 
 use super::{Lab, SMOKE, Timing};
-use crate::render::{Row, comparison_table, format_metric, joined_table};
+use crate::chart::Chart;
+use crate::render::{Row, comparison_table, format_metric, joined_table, metric_chart};
 
 pub const LAB: Lab = Lab {
     name: "pending-ack",
@@ -70,6 +71,7 @@ pub const LAB: Lab = Lab {
         SMOKE,
     ],
     render,
+    charts,
 };
 
 const BASELINE: &str = "nested-tree";
@@ -417,6 +419,36 @@ fn not_faster_rows(set: &ResultSet) -> Vec<String> {
         }
     }
     out
+}
+
+fn charts(set: &ResultSet) -> Vec<Chart> {
+    let implementations = pending_ack_lab::implementation_names();
+    let mut charts: Vec<Chart> = Experiment::ALL
+        .iter()
+        .map(|e| {
+            metric_chart(
+                set,
+                &format!("pending-ack-{}-ns", e.name()),
+                &format!("pending-ack: {} (ns/op, median)", e.name()),
+                Metric::NsPerOp,
+                &experiment_rows(*e),
+                &implementations,
+            )
+        })
+        .collect();
+    let per_entry_rows: Vec<Row> = DATASETS
+        .iter()
+        .map(|d| dataset_row("footprint-per-entry", d))
+        .collect();
+    charts.push(metric_chart(
+        &per_entry(set, Metric::RetainedBytes),
+        "pending-ack-footprint-per-entry",
+        "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)",
+        Metric::RetainedBytes,
+        &per_entry_rows,
+        &implementations,
+    ));
+    charts
 }
 
 fn render(set: &ResultSet) -> String {
