@@ -90,6 +90,63 @@ fn run(cmd: &mut Command) -> Result<(), String> {
     }
 }
 
+/// Runs a command in the workspace root, passing each stdout line through and to `on_line`.
+fn run_streaming(cmd: &mut Command, mut on_line: impl FnMut(&str)) -> Result<(), String> {
+    use std::io::BufRead;
+    let shown = format!("{cmd:?}");
+    let mut child = cmd
+        .current_dir(root())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {shown}: {e}"))?;
+    let stdout = child.stdout.take().expect("stdout is piped");
+    for line in std::io::BufReader::new(stdout).lines() {
+        let line = line.map_err(|e| format!("{shown}: {e}"))?;
+        println!("{line}");
+        on_line(&line);
+    }
+    let status = child.wait().map_err(|e| format!("{shown}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{shown} failed ({status})"))
+    }
+}
+
+/// "n of N done, ETA" for a stage of equally sized benchmarks.
+struct Progress {
+    lab: &'static str,
+    planned: usize,
+    done: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(lab: &'static str, planned: usize) -> Self {
+        Self {
+            lab,
+            planned,
+            done: 0,
+            started: Instant::now(),
+        }
+    }
+
+    fn finished_one(&mut self) {
+        self.done += 1;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let remaining = self.planned.saturating_sub(self.done);
+        let eta = elapsed / self.done as f64 * remaining as f64;
+        eprintln!(
+            "==> [{}] {}/{} benchmarks done, {remaining} to go, ETA {}:{:02}",
+            self.lab,
+            self.done,
+            self.planned,
+            (eta / 60.0) as u64,
+            (eta % 60.0) as u64
+        );
+    }
+}
+
 fn cargo() -> Command {
     Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
 }
@@ -271,9 +328,11 @@ fn measure(
     eprintln!("==> [{}] stage 2/4 instruction counts (gungraun)", lab.name);
     let gungraun_dir = root().join("target/gungraun").join(lab.package);
     let _ = std::fs::remove_dir_all(&gungraun_dir);
+    // Instruction counts do not depend on timing, so benchmarks of a group may share the cores.
     let instructions = run(lab_bench(lab, "instructions")
         .env("GUNGRAUN_RUNNER", runner)
-        .arg("--save-summary=json"))
+        .arg("--save-summary=json")
+        .arg("--parallel=auto"))
     .and_then(|()| collect::gungraun_tree(&gungraun_dir, lab.instruction_ops))
     .map(|r| {
         r.into_iter()
@@ -284,16 +343,29 @@ fn measure(
 
     let criterion_home = work.join("criterion");
     let _ = std::fs::remove_dir_all(&criterion_home);
+    let planned = (lab.timed_ids)()
+        .into_iter()
+        .filter(|id| selected_id(lab, &options.filters, id))
+        .count();
     eprintln!(
-        "==> [{}] stage 3/4 wall time (criterion, {} mode); criterion prints each benchmark as it runs",
+        "==> [{}] stage 3/4 wall time (criterion, {} mode): {planned} benchmarks",
         lab.name,
         options.mode.label()
     );
-    let time = run(lab_bench(lab, "time")
-        .env("CRITERION_HOME", &criterion_home)
-        .arg("--noplot")
-        .args(criterion_args(lab, options.mode))
-        .args(criterion_filter(lab, &options.filters)))
+    let mut progress = Progress::new(lab.name, planned);
+    let time = run_streaming(
+        lab_bench(lab, "time")
+            .env("CRITERION_HOME", &criterion_home)
+            .arg("--noplot")
+            .args(criterion_args(lab, options.mode))
+            .args(criterion_filter(lab, &options.filters)),
+        |line| {
+            // criterion prints one `time:` line per finished benchmark
+            if line.trim_start().starts_with("time:") || line.contains(" time: ") {
+                progress.finished_one();
+            }
+        },
+    )
     .and_then(|()| collect::criterion_tree(&criterion_home));
     stage(3, "time", time);
     eprintln!(
@@ -306,7 +378,10 @@ fn measure(
 
 /// Whether a record's id passes the same filters as the benches were run with.
 fn selected(lab: &Lab, filters: &[String], record: &Record) -> bool {
-    let id = &record.id;
+    selected_id(lab, filters, &record.id)
+}
+
+fn selected_id(lab: &Lab, filters: &[String], id: &labkit::record::BenchId) -> bool {
     let names = [&id.experiment, &id.implementation, &id.parameter];
     lab.dimensions().iter().zip(names).all(|(dimension, name)| {
         let picked = chosen(filters, dimension);
@@ -519,6 +594,7 @@ fn gate(args: &[String]) -> Result<(), String> {
         );
         let mut cmd = lab_bench(lab, "instructions");
         cmd.env("GUNGRAUN_RUNNER", &runner)
+            .arg("--parallel=auto")
             .arg(format!("--home={}", gate_home().display()));
         if action == "save" {
             cmd.arg("--save-baseline=gate");
@@ -622,6 +698,20 @@ mod tests {
         assert_eq!(criterion_filter(lab, &[]), None);
         let f = criterion_filter(lab, &words(&["atomic-slot", "topic-mutex", "shared-2"])).unwrap();
         assert_eq!(f, "^[^/]+/(atomic-slot|topic-mutex)/(shared-2)$");
+    }
+
+    #[test]
+    fn progress_counts_every_timed_benchmark_once() {
+        let dedup = labs::find("dedup").unwrap();
+        let pending = labs::find("pending-ack").unwrap();
+        assert_eq!((dedup.timed_ids)().len(), 7 * 5);
+        assert_eq!((pending.timed_ids)().len(), 38 * 6);
+        let filters = words(&["remove-all-up-to", "dense-window"]);
+        let chosen = (pending.timed_ids)()
+            .into_iter()
+            .filter(|id| selected_id(pending, &filters, id))
+            .count();
+        assert_eq!(chosen, 4);
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The dedup-lab report: the seed's table shape (cases × implementations, topic-mutex = 1.00×).
 
 use dedup_lab::workload::{SHAPES, Shape};
-use labkit::record::{Metric, ResultSet};
+use labkit::record::{BenchId, Metric, ResultSet};
 
 use super::{Lab, SMOKE, Timing};
 use crate::chart::Chart;
@@ -28,6 +28,17 @@ pub const LAB: Lab = Lab {
             .collect()
     },
     parameters: || SHAPES.iter().map(|s| s.name()).collect(),
+    timed_ids: || {
+        let implementations = dedup_lab::implementation_names();
+        SHAPES
+            .iter()
+            .flat_map(|s| {
+                implementations
+                    .iter()
+                    .map(move |i| BenchId::new("admission", i, &s.name()))
+            })
+            .collect()
+    },
     experiments: &["admission", "footprint"],
     instruction_ops: |_| 1_000,
     timing: [

@@ -3,7 +3,7 @@
 pub mod dedup;
 pub mod pending_ack;
 
-use labkit::record::{ResultSet, RunMode};
+use labkit::record::{BenchId, ResultSet, RunMode};
 
 use crate::chart::Chart;
 
@@ -19,6 +19,8 @@ pub struct Lab {
     pub implementations: fn() -> Vec<String>,
     /// Parameter names (shapes, datasets) across all experiments.
     pub parameters: fn() -> Vec<String>,
+    /// Every id the criterion bench measures, for progress and ETA.
+    pub timed_ids: fn() -> Vec<BenchId>,
     pub experiments: &'static [&'static str],
     /// Operations per gungraun benchmark run of an experiment, to turn counts into per-op
     /// numbers.

@@ -37,6 +37,19 @@ pub const LAB: Lab = Lab {
             .chain(RETAINED_CASES.iter().map(|c| c.name.to_owned()))
             .collect()
     },
+    timed_ids: || {
+        let implementations = pending_ack_lab::implementation_names();
+        Experiment::ALL
+            .iter()
+            .flat_map(|e| e.datasets().into_iter().map(move |d| (e.name(), d.name)))
+            .flat_map(|(e, d)| {
+                implementations
+                    .iter()
+                    .map(move |i| BenchId::new(e, i, d))
+                    .collect::<Vec<_>>()
+            })
+            .collect()
+    },
     experiments: &[
         "dispatch-and-ack-cycle",
         "dispatch-ack-and-partial-ack-cycle",
