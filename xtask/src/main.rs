@@ -517,6 +517,8 @@ fn compare(args: &[String]) -> Result<(), String> {
             ));
         }
     }
+    // The bench binary runs in its package directory, so it gets an absolute path.
+    let dir = std::path::absolute(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
     let stem = format!("{}-{a}-vs-{b}", lab.name);
     let json = dir.join(format!("{stem}.json"));
@@ -542,7 +544,7 @@ fn compare(args: &[String]) -> Result<(), String> {
         .map_err(|e| format!("cannot write {}: {e}", json.display()))?;
     let report = format!(
         "{}\n{}",
-        render::paired_table(&set, a, b).render(),
+        render::paired_table(&set, a, b, |id| (lab.case_label)(&set, id)).render(),
         render::environment_section(&set)
     );
     let md = dir.join(format!("{stem}.md"));

@@ -155,7 +155,12 @@ pub fn metric_chart(
 /// The PR table of a paired comparison: `| Case | A | B | Change |`, each side's median ns/op
 /// with its 95 % interval, and the median per-pair change B / A − 1 with its interval and a
 /// verdict (`faster` / `slower` only when the ratio's interval excludes 1).
-pub fn paired_table(set: &ResultSet, a: &str, b: &str) -> Table {
+pub fn paired_table(
+    set: &ResultSet,
+    a: &str,
+    b: &str,
+    label: impl Fn(&BenchId) -> String,
+) -> Table {
     let ratio_name = labkit::paired::ratio_implementation(a, b);
     let mut table = Table::new()
         .column("Case", Align::Left)
@@ -193,12 +198,7 @@ pub fn paired_table(set: &ResultSet, a: &str, b: &str) -> Table {
             }
             None => percent(ratio.value),
         };
-        table.row(vec![
-            format!("{} · `{}`", ratio.id.experiment, ratio.id.parameter),
-            side(a),
-            side(b),
-            change,
-        ]);
+        table.row(vec![label(&ratio.id), side(a), side(b), change]);
     }
     table
 }
@@ -387,7 +387,8 @@ mod tests {
                 pairs: 60,
             },
         ));
-        let out = paired_table(&set(records), "base", "fast").render();
+        let label = |id: &BenchId| format!("{} · `{}`", id.experiment, id.parameter);
+        let out = paired_table(&set(records), "base", "fast", label).render();
         assert!(
             out.starts_with("| Case | base (ns/op) | fast (ns/op) | Change |"),
             "{out}"

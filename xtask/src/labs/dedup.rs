@@ -55,6 +55,7 @@ pub const LAB: Lab = Lab {
         SMOKE,
     ],
     render,
+    case_label,
     charts,
 };
 
@@ -82,6 +83,12 @@ fn shape_rows(set: &ResultSet, experiment: &str, keep: impl Fn(Shape) -> bool) -
             }
         })
         .collect()
+}
+
+fn case_label(set: &ResultSet, id: &BenchId) -> String {
+    shape_rows(set, &id.experiment, |s| s.name() == id.parameter)
+        .pop()
+        .map_or_else(|| format!("`{}`", id.parameter), |row| row.label)
 }
 
 fn charts(set: &ResultSet) -> Vec<Chart> {

@@ -30,6 +30,8 @@ pub struct Lab {
     pub timing: [Timing; 3],
     /// The report body below the environment header.
     pub render: fn(&ResultSet) -> String,
+    /// How a case is labelled in a paired comparison table.
+    pub case_label: fn(&ResultSet, &BenchId) -> String,
     /// SVG charts written beside the report and linked from it.
     pub charts: fn(&ResultSet) -> Vec<Chart>,
 }

@@ -84,6 +84,10 @@ pub const LAB: Lab = Lab {
         SMOKE,
     ],
     render,
+    case_label: |_, id| {
+        let dataset = Dataset::find(&id.parameter).map_or_else(|_| String::new(), |d| d.label());
+        format!("{} · `{}` ({dataset})", id.experiment, id.parameter)
+    },
     charts,
 };
 
