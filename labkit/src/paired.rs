@@ -87,6 +87,16 @@ pub fn ratio_implementation(a: &str, b: &str) -> String {
     format!("{b}-vs-{a}")
 }
 
+/// The implementation name B's records carry: `b`, or `<b>-again` when A and B are the same
+/// implementation (an A/A run, which shows the noise floor).
+pub fn b_side_name(a: &str, b: &str) -> String {
+    if a == b {
+        format!("{b}-again")
+    } else {
+        b.to_owned()
+    }
+}
+
 /// Records for one paired case: each side's ns/op and the ratio B / A, all with their 95 %
 /// intervals.
 pub fn paired_records(
@@ -106,7 +116,7 @@ pub fn paired_records(
     };
     vec![
         record(a, Metric::NsPerOp, &estimate.a),
-        record(b, Metric::NsPerOp, &estimate.b),
+        record(&b_side_name(a, b), Metric::NsPerOp, &estimate.b),
         record(
             &ratio_implementation(a, b),
             Metric::PairedRatio,

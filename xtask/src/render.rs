@@ -198,7 +198,8 @@ pub fn paired_table(
             }
             None => percent(ratio.value),
         };
-        table.row(vec![label(&ratio.id), side(a), side(b), change]);
+        let b_side = labkit::paired::b_side_name(a, b);
+        table.row(vec![label(&ratio.id), side(a), side(&b_side), change]);
     }
     table
 }
