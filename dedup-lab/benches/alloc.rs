@@ -74,16 +74,7 @@ impl Measure {
         let (dedup, retained) = built.unwrap_or_else(|e| exit_with_usage_error(&e.to_string()));
         drop(dedup);
         let id = BenchId::new("footprint", D::NAME, &format!("{producers}-producers"));
-        self.records.push(Record::new(
-            id.clone(),
-            Metric::RetainedBytes,
-            retained.bytes as f64,
-        ));
-        self.records.push(Record::new(
-            id,
-            Metric::RetainedUsableBytes,
-            retained.usable_bytes as f64,
-        ));
+        self.records.extend(retained.records(id));
     }
 }
 
@@ -121,13 +112,7 @@ fn main() {
     valid.extend(EXPERIMENTS);
     args.check_filters(&valid)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
-    let ops = if args.test {
-        200
-    } else if args.quick {
-        20_000
-    } else {
-        200_000
-    };
+    let ops = args.by_mode(200, 20_000, 200_000);
     let mut measure = Measure {
         args,
         ops,

@@ -6,7 +6,7 @@
 //! [--out FILE]`.
 
 use dedup_lab::workload::{SHAPES, Shape, run_window};
-use dedup_lab::{ImplementationVisitor, SequenceDedup, visit_implementation};
+use dedup_lab::{PairVisitor, SequenceDedup, visit_pair};
 use labkit::args::{RunArgs, exit_with_usage_error};
 use labkit::paired::{interleave, paired_records};
 use labkit::record::Record;
@@ -23,34 +23,23 @@ fn sample<D: SequenceDedup>(shape: Shape) -> f64 {
 }
 
 struct Compare<'a> {
-    b: &'a str,
     shapes: &'a [Shape],
     pairs: usize,
     records: Vec<Record>,
 }
 
-/// Holds A's type while the list is searched for B.
-struct WithA<'c, 'a, A> {
-    compare: &'c mut Compare<'a>,
-    a: std::marker::PhantomData<A>,
-}
-
-impl<A: SequenceDedup> ImplementationVisitor for WithA<'_, '_, A> {
-    fn visit<B: SequenceDedup>(&mut self) {
-        for &shape in self.compare.shapes {
+impl PairVisitor for Compare<'_> {
+    fn visit<A: SequenceDedup, B: SequenceDedup>(&mut self) {
+        for &shape in self.shapes {
             eprintln!(
                 "compare: admission/{} vs {}/{}",
                 A::NAME,
                 B::NAME,
                 shape.name()
             );
-            let estimate = interleave(
-                self.compare.pairs,
-                || sample::<A>(shape),
-                || sample::<B>(shape),
-            )
-            .expect("at least 6 pairs");
-            self.compare.records.extend(paired_records(
+            let estimate = interleave(self.pairs, || sample::<A>(shape), || sample::<B>(shape))
+                .expect("at least 6 pairs");
+            self.records.extend(paired_records(
                 "admission",
                 A::NAME,
                 B::NAME,
@@ -58,17 +47,6 @@ impl<A: SequenceDedup> ImplementationVisitor for WithA<'_, '_, A> {
                 &estimate,
             ));
         }
-    }
-}
-
-impl ImplementationVisitor for Compare<'_> {
-    fn visit<A: SequenceDedup>(&mut self) {
-        let b = self.b;
-        let mut with_a = WithA::<A> {
-            compare: self,
-            a: std::marker::PhantomData,
-        };
-        visit_implementation(b, &mut with_a).unwrap_or_else(|e| exit_with_usage_error(&e));
     }
 }
 
@@ -86,20 +64,13 @@ fn main() {
             .map(|s| Shape::parse(s).unwrap_or_else(|e| exit_with_usage_error(&e)))
             .collect()
     };
-    let pairs = if args.test {
-        6
-    } else if args.quick {
-        20
-    } else {
-        60
-    };
+    let pairs = args.by_mode(6, 20, 60);
     let mut compare = Compare {
-        b,
         shapes: &shapes,
         pairs,
         records: Vec::new(),
     };
-    visit_implementation(a, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
+    visit_pair(a, b, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
     labkit::record::emit_records(args.out.as_deref(), &compare.records)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
 }

@@ -35,13 +35,7 @@ fn main() {
         .out
         .clone()
         .unwrap_or_else(|| format!("dhat-{implementation}-{}.json", shape.name()).into());
-    let ops = if args.test {
-        200
-    } else if args.quick {
-        2_000
-    } else {
-        20_000
-    };
+    let ops = args.by_mode(200, 2_000, 20_000);
     let mut profile = Profile { shape, ops };
     // Check the name before the profiler starts, so a typo writes no file.
     visit_implementation(implementation, &mut Noop).unwrap_or_else(|e| exit_with_usage_error(&e));

@@ -47,6 +47,17 @@ impl RunArgs {
         !filtered || self.filters.iter().any(|f| f == name)
     }
 
+    /// The value for this run's mode: smoke (`--test`), quick, or full.
+    pub fn by_mode<T>(&self, smoke: T, quick: T, full: T) -> T {
+        if self.test {
+            smoke
+        } else if self.quick {
+            quick
+        } else {
+            full
+        }
+    }
+
     /// An error naming the first filter that is not in `valid`, listing the valid names.
     pub fn check_filters(&self, valid: &[&str]) -> Result<(), String> {
         match self.filters.iter().find(|f| !valid.contains(&f.as_str())) {

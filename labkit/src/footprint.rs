@@ -2,6 +2,7 @@
 //! counting allocator, the Rust analogue of JOL's `GraphLayout.totalSize()`.
 
 use crate::alloc::{AllocSnapshot, installed};
+use crate::record::{BenchId, Metric, Record};
 
 /// Heap retained by a structure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -10,6 +11,16 @@ pub struct Retained {
     pub bytes: u64,
     /// Bytes the allocator reserved for them, so allocator slack is visible.
     pub usable_bytes: u64,
+}
+
+impl Retained {
+    /// The two records of a footprint measurement: requested and usable bytes.
+    pub fn records(&self, id: BenchId) -> [Record; 2] {
+        [
+            Record::new(id.clone(), Metric::RetainedBytes, self.bytes as f64),
+            Record::new(id, Metric::RetainedUsableBytes, self.usable_bytes as f64),
+        ]
+    }
 }
 
 /// Errors of the footprint probe.

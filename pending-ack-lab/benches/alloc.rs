@@ -60,12 +60,7 @@ impl Measure {
         let (map, retained) =
             retained_by(build).unwrap_or_else(|e| exit_with_usage_error(&e.to_string()));
         drop(map);
-        self.push(id.clone(), Metric::RetainedBytes, retained.bytes as f64);
-        self.push(
-            id,
-            Metric::RetainedUsableBytes,
-            retained.usable_bytes as f64,
-        );
+        self.records.extend(retained.records(id));
     }
 }
 
@@ -121,13 +116,7 @@ fn main() {
     valid.extend(experiment_names());
     args.check_filters(&valid)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
-    let ops = if args.test {
-        1_000
-    } else if args.quick {
-        20_000
-    } else {
-        200_000
-    };
+    let ops = args.by_mode(1_000, 20_000, 200_000);
     let mut measure = Measure {
         args,
         ops,

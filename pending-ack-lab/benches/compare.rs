@@ -13,7 +13,7 @@ use labkit::args::{RunArgs, exit_with_usage_error};
 use labkit::paired::{interleave, paired_records};
 use labkit::record::Record;
 use pending_ack_lab::workload::{DATASETS, Dataset, Experiment, Workload};
-use pending_ack_lab::{ImplementationVisitor, PendingAcks, visit_implementation};
+use pending_ack_lab::{PairVisitor, PendingAcks, visit_pair};
 
 /// Single-entry ops in one sample (cleanups: one call; scans: one scan).
 const SAMPLE_OPS: u64 = 20_000;
@@ -53,21 +53,14 @@ impl<M: PendingAcks> Sampler<M> {
 }
 
 struct Compare<'a> {
-    b: &'a str,
     cases: &'a [(Experiment, Dataset)],
     pairs: usize,
     records: Vec<Record>,
 }
 
-/// Holds A's type while the list is searched for B.
-struct WithA<'c, 'a, A> {
-    compare: &'c mut Compare<'a>,
-    a: std::marker::PhantomData<A>,
-}
-
-impl<A: PendingAcks> ImplementationVisitor for WithA<'_, '_, A> {
-    fn visit<B: PendingAcks>(&mut self) {
-        for &(experiment, dataset) in self.compare.cases {
+impl PairVisitor for Compare<'_> {
+    fn visit<A: PendingAcks, B: PendingAcks>(&mut self) {
+        for &(experiment, dataset) in self.cases {
             eprintln!(
                 "compare: {}/{} vs {}/{}",
                 experiment.name(),
@@ -77,9 +70,9 @@ impl<A: PendingAcks> ImplementationVisitor for WithA<'_, '_, A> {
             );
             let mut a = Sampler::<A>::new(experiment, dataset);
             let mut b = Sampler::<B>::new(experiment, dataset);
-            let estimate = interleave(self.compare.pairs, || a.sample(), || b.sample())
-                .expect("at least 6 pairs");
-            self.compare.records.extend(paired_records(
+            let estimate =
+                interleave(self.pairs, || a.sample(), || b.sample()).expect("at least 6 pairs");
+            self.records.extend(paired_records(
                 experiment.name(),
                 A::NAME,
                 B::NAME,
@@ -87,17 +80,6 @@ impl<A: PendingAcks> ImplementationVisitor for WithA<'_, '_, A> {
                 &estimate,
             ));
         }
-    }
-}
-
-impl ImplementationVisitor for Compare<'_> {
-    fn visit<A: PendingAcks>(&mut self) {
-        let b = self.b;
-        let mut with_a = WithA::<A> {
-            compare: self,
-            a: std::marker::PhantomData,
-        };
-        visit_implementation(b, &mut with_a).unwrap_or_else(|e| exit_with_usage_error(&e));
     }
 }
 
@@ -122,20 +104,13 @@ fn main() {
         .flat_map(|e| e.datasets().into_iter().map(move |d| (e, d)))
         .filter(|(_, d)| args.selects(&datasets, d.name))
         .collect();
-    let pairs = if args.test {
-        6
-    } else if args.quick {
-        20
-    } else {
-        60
-    };
+    let pairs = args.by_mode(6, 20, 60);
     let mut compare = Compare {
-        b,
         cases: &cases,
         pairs,
         records: Vec::new(),
     };
-    visit_implementation(a, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
+    visit_pair(a, b, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
     labkit::record::emit_records(args.out.as_deref(), &compare.records)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
 }

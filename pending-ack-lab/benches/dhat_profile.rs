@@ -54,13 +54,7 @@ fn main() {
         )
         .into()
     });
-    let ops = if args.test {
-        1_000
-    } else if args.quick {
-        20_000
-    } else {
-        200_000
-    };
+    let ops = args.by_mode(1_000, 20_000, 200_000);
     let profiler = dhat::Profiler::builder().file_name(&out).build();
     visit_implementation(
         implementation,
