@@ -157,6 +157,15 @@ pub enum RunMode {
 }
 
 impl RunMode {
+    /// The flag a measurement binary takes for this mode (see [`crate::args::RunArgs`]).
+    pub fn bench_flag(self) -> Option<&'static str> {
+        match self {
+            Self::Full => None,
+            Self::Quick => Some("--quick"),
+            Self::Smoke => Some("--test"),
+        }
+    }
+
     pub fn label(self) -> &'static str {
         match self {
             Self::Full => "full",

@@ -1,6 +1,7 @@
 //! The lab's driver: `cargo xtask <command>`. It builds once, runs every measurement binary,
 //! installs the pinned gungraun runner when missing, and renders `bench-results/`.
 
+mod build;
 mod chart;
 mod collect;
 mod labs;
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+use build::{BenchBinaries, cargo};
 use labkit::env::Environment;
 use labkit::record::{Record, ResultSet, RunMode, write_atomic};
 use labs::{LABS, Lab};
@@ -48,7 +50,7 @@ fn main() {
         Some("gate") => gate(&args[1..]),
         Some("alloc") => alloc(&args[1..]),
         Some("test") => test(&args[1..]),
-        Some("tools") => no_arguments(&args[1..]).and_then(|()| gungraun_runner().map(drop)),
+        Some("tools") => no_arguments(&args[1..]).and_then(|()| build::gungraun_runner().map(drop)),
         Some("help" | "--help" | "-h") => {
             println!("{USAGE}");
             Ok(())
@@ -76,11 +78,19 @@ fn no_arguments(args: &[String]) -> Result<(), String> {
     }
 }
 
+/// Commands run in the workspace root unless they chose a directory (bench binaries run in
+/// their package's, as under `cargo bench`).
+fn in_root_unless_set(cmd: &mut Command) {
+    if cmd.get_current_dir().is_none() {
+        cmd.current_dir(root());
+    }
+}
+
 /// Runs a command in the workspace root, streaming its output.
 fn run(cmd: &mut Command) -> Result<(), String> {
     let shown = format!("{cmd:?}");
+    in_root_unless_set(cmd);
     let status = cmd
-        .current_dir(root())
         .status()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
     if status.success() {
@@ -94,8 +104,8 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 fn run_streaming(cmd: &mut Command, mut on_line: impl FnMut(&str)) -> Result<(), String> {
     use std::io::BufRead;
     let shown = format!("{cmd:?}");
+    in_root_unless_set(cmd);
     let mut child = cmd
-        .current_dir(root())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .map_err(|e| format!("cannot start {shown}: {e}"))?;
@@ -145,54 +155,6 @@ impl Progress {
             (eta % 60.0) as u64
         );
     }
-}
-
-fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-}
-
-/// `cargo bench -q -p <package> --bench <bench> --`, ready for the binary's own arguments.
-fn lab_bench(lab: &Lab, bench: &str) -> Command {
-    let mut cmd = cargo();
-    cmd.args(["bench", "-q", "-p", lab.package, "--bench", bench, "--"]);
-    cmd
-}
-
-/// The gungraun version the workspace pins (`gungraun = "=X.Y.Z"`), which the runner must equal.
-fn pinned_gungraun() -> Result<String, String> {
-    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
-    manifest
-        .lines()
-        .find_map(|l| l.strip_prefix("gungraun = \"="))
-        .and_then(|rest| rest.split('"').next())
-        .map(str::to_owned)
-        .ok_or_else(|| "Cargo.toml does not pin gungraun as `gungraun = \"=X.Y.Z\"`".to_owned())
-}
-
-/// `.tools/bin/gungraun-runner` at the pinned version, installed from crates.io when missing.
-fn gungraun_runner() -> Result<PathBuf, String> {
-    let version = pinned_gungraun()?;
-    let tools = root().join(".tools");
-    let runner = tools.join("bin/gungraun-runner");
-    let installed = Command::new(&runner)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&version));
-    if !installed {
-        eprintln!("==> installing gungraun-runner {version} into .tools/ (once; about 1.5 min)");
-        run(cargo()
-            .args([
-                "install",
-                "gungraun-runner",
-                "--locked",
-                "--force",
-                "--version",
-                &version,
-                "--root",
-            ])
-            .arg(&tools))?;
-    }
-    Ok(runner)
 }
 
 struct BenchOptions {
@@ -289,57 +251,91 @@ fn criterion_args(lab: &Lab, mode: RunMode) -> [&'static str; 6] {
     ]
 }
 
+/// Extra callgrind arguments for every instruction-count run (bench and gate alike): only `Ir`
+/// is reported, and without cache simulation the uncounted setup under valgrind runs about twice
+/// as fast while `Ir` stays identical.
+const CALLGRIND_ARGS: &str = "--callgrind-args=--cache-sim=no";
+
+/// What one stage of a lab's measurement produced: the records its binary managed to write
+/// (also when it failed part-way, so one failing benchmark does not lose the others) and the
+/// failure, if any.
+fn stage_outcome(
+    ran: Result<(), String>,
+    collected: Result<Vec<Record>, String>,
+) -> (Vec<Record>, Option<String>) {
+    match (ran, collected) {
+        (Ok(()), Ok(records)) => (records, None),
+        (Ok(()), Err(e)) => (Vec::new(), Some(e)),
+        (Err(e), Ok(records)) => (records, Some(e)),
+        (Err(e), Err(_)) => (Vec::new(), Some(e)),
+    }
+}
+
 /// Measures one lab; returns its records and the stages that failed.
 fn measure(
     lab: &Lab,
     options: &BenchOptions,
-    runner: &Path,
+    binaries: &BenchBinaries,
     work: &Path,
 ) -> (Vec<Record>, Vec<String>) {
     let mut records = Vec::new();
     let mut failures = Vec::new();
-    let mut stage = |n: usize, what: &str, result: Result<Vec<Record>, String>| match result {
-        Ok(r) => {
-            eprintln!("==> [{}] stage {n}/4 {what}: {} records", lab.name, r.len());
-            records.extend(r);
-        }
-        Err(e) => {
-            eprintln!("==> [{}] stage {n}/4 {what} FAILED: {e}", lab.name);
-            failures.push(format!("{what}: {e}"));
-        }
-    };
     let started = Instant::now();
-    let mode_flag = match options.mode {
-        RunMode::Full => None,
-        RunMode::Quick => Some("--quick"),
-        RunMode::Smoke => Some("--test"),
+    let mut stage_started = Instant::now();
+    let mut stage = |n: usize, what: &str, (found, failure): (Vec<Record>, Option<String>)| {
+        let seconds = stage_started.elapsed().as_secs_f64();
+        stage_started = Instant::now();
+        let count = found.len();
+        records.extend(found);
+        match failure {
+            None => eprintln!(
+                "==> [{}] stage {n}/3 {what}: {count} records in {seconds:.0} s",
+                lab.name
+            ),
+            Some(e) => {
+                eprintln!(
+                    "==> [{}] stage {n}/3 {what} FAILED after {seconds:.0} s ({count} records \
+                     kept): {e}",
+                    lab.name
+                );
+                failures.push(format!("{what}: {e}"));
+            }
+        }
     };
+    let mode_flag = options.mode.bench_flag();
 
-    eprintln!("==> [{}] stage 1/4 allocation and footprint runs", lab.name);
+    eprintln!("==> [{}] stage 1/3 allocation and footprint runs", lab.name);
     let alloc_out = work.join("alloc.json");
-    let alloc = run(lab_bench(lab, "alloc")
-        .arg("--out")
-        .arg(&alloc_out)
-        .args(mode_flag)
-        .args(&options.filters))
-    .and_then(|()| labkit::record::load_records(&alloc_out));
-    stage(1, "allocation", alloc);
+    let _ = std::fs::remove_file(&alloc_out);
+    let ran = binaries.command(lab, "alloc").and_then(|mut cmd| {
+        run(cmd
+            .arg("--out")
+            .arg(&alloc_out)
+            .args(mode_flag)
+            .args(&options.filters))
+    });
+    stage(
+        1,
+        "allocation",
+        stage_outcome(ran, labkit::record::load_records(&alloc_out)),
+    );
 
-    eprintln!("==> [{}] stage 2/4 instruction counts (gungraun)", lab.name);
+    eprintln!("==> [{}] stage 2/3 instruction counts (gungraun)", lab.name);
     let gungraun_dir = root().join("target/gungraun").join(lab.package);
     let _ = std::fs::remove_dir_all(&gungraun_dir);
     // Instruction counts do not depend on timing, so benchmarks of a group may share the cores.
-    let instructions = run(lab_bench(lab, "instructions")
-        .env("GUNGRAUN_RUNNER", runner)
-        .arg("--save-summary=json")
-        .arg("--parallel=auto"))
-    .and_then(|()| collect::gungraun_tree(&gungraun_dir, lab.instruction_ops))
-    .map(|r| {
+    let ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
+        run(cmd
+            .arg("--save-summary=json")
+            .arg("--parallel=auto")
+            .arg(CALLGRIND_ARGS))
+    });
+    let collected = collect::gungraun_tree(&gungraun_dir, lab.instruction_ops).map(|r| {
         r.into_iter()
             .filter(|r| selected(lab, &options.filters, r))
             .collect()
     });
-    stage(2, "instructions", instructions);
+    stage(2, "instructions", stage_outcome(ran, collected));
 
     let criterion_home = work.join("criterion");
     let _ = std::fs::remove_dir_all(&criterion_home);
@@ -348,26 +344,30 @@ fn measure(
         .filter(|id| selected_id(lab, &options.filters, id))
         .count();
     eprintln!(
-        "==> [{}] stage 3/4 wall time (criterion, {} mode): {planned} benchmarks",
+        "==> [{}] stage 3/3 wall time (criterion, {} mode): {planned} benchmarks",
         lab.name,
         options.mode.label()
     );
     let mut progress = Progress::new(lab.name, planned);
-    let time = run_streaming(
-        lab_bench(lab, "time")
-            .env("CRITERION_HOME", &criterion_home)
-            .arg("--noplot")
-            .args(criterion_args(lab, options.mode))
-            .args(criterion_filter(lab, &options.filters)),
-        |line| {
-            // criterion prints one `time:` line per finished benchmark
-            if line.trim_start().starts_with("time:") || line.contains(" time: ") {
-                progress.finished_one();
-            }
-        },
-    )
-    .and_then(|()| collect::criterion_tree(&criterion_home));
-    stage(3, "time", time);
+    let ran = binaries.command(lab, "time").and_then(|mut cmd| {
+        run_streaming(
+            cmd.env("CRITERION_HOME", &criterion_home)
+                .arg("--noplot")
+                .args(criterion_args(lab, options.mode))
+                .args(criterion_filter(lab, &options.filters)),
+            |line| {
+                // criterion prints one `time:` line per finished benchmark
+                if line.trim_start().starts_with("time:") || line.contains(" time: ") {
+                    progress.finished_one();
+                }
+            },
+        )
+    });
+    stage(
+        3,
+        "time",
+        stage_outcome(ran, collect::criterion_tree(&criterion_home)),
+    );
     eprintln!(
         "==> [{}] measured in {:.0} s",
         lab.name,
@@ -434,23 +434,14 @@ fn write_report(lab: &Lab, set: &ResultSet, dir: &Path) -> Result<(), String> {
 
 fn bench(args: &[String]) -> Result<(), String> {
     let options = parse_bench_options(args)?;
-    let runner = gungraun_runner()?;
     let started = Instant::now();
-    eprintln!("==> building every benchmark once (cargo bench --no-run)");
-    let mut build = cargo();
-    build
-        .env("GUNGRAUN_RUNNER", &runner)
-        .args(["bench", "--no-run", "-q"]);
-    for lab in &options.labs {
-        build.args(["-p", lab.package]);
-    }
-    run(&mut build)?;
+    let binaries = BenchBinaries::build()?;
     let mut failures = Vec::new();
     for lab in &options.labs {
         // Captured before measuring, so the revision is the code that ran.
         let environment = Environment::capture(&root(), lab.crates);
         let work = root().join("target/lab").join(lab.name);
-        let (records, failed) = measure(lab, &options, &runner, &work);
+        let (records, failed) = measure(lab, &options, &binaries, &work);
         failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name)));
         let set = ResultSet {
             lab: lab.name.to_owned(),
@@ -523,15 +514,12 @@ fn compare(args: &[String]) -> Result<(), String> {
     let stem = format!("{}-{a}-vs-{b}", lab.name);
     let json = dir.join(format!("{stem}.json"));
     let environment = Environment::capture(&root(), lab.crates);
-    let mode_flag = match mode {
-        RunMode::Full => None,
-        RunMode::Quick => Some("--quick"),
-        RunMode::Smoke => Some("--test"),
-    };
-    run(lab_bench(lab, "compare")
+    let binaries = BenchBinaries::build()?;
+    run(binaries
+        .command(lab, "compare")?
         .args([a, b])
         .args(names)
-        .args(mode_flag)
+        .args(mode.bench_flag())
         .arg("--out")
         .arg(&json))?;
     let set = ResultSet {
@@ -588,15 +576,15 @@ fn gate(args: &[String]) -> Result<(), String> {
     if chosen.is_empty() {
         chosen = LABS.iter().collect();
     }
-    let runner = gungraun_runner()?;
+    let binaries = BenchBinaries::build()?;
     for lab in chosen {
         eprintln!(
             "==> [{}] gate {action}: instruction counts (gungraun)",
             lab.name
         );
-        let mut cmd = lab_bench(lab, "instructions");
-        cmd.env("GUNGRAUN_RUNNER", &runner)
-            .arg("--parallel=auto")
+        let mut cmd = binaries.command(lab, "instructions")?;
+        cmd.arg("--parallel=auto")
+            .arg(CALLGRIND_ARGS)
             .arg(format!("--home={}", gate_home().display()));
         if action == "save" {
             cmd.arg("--save-baseline=gate");
@@ -631,7 +619,8 @@ fn alloc(args: &[String]) -> Result<(), String> {
         parameters.join("-")
     ));
     std::fs::create_dir_all(out.parent().expect("has a parent")).map_err(|e| e.to_string())?;
-    run(lab_bench(lab, "dhat_profile")
+    run(BenchBinaries::build()?
+        .command(lab, "dhat_profile")?
         .arg(implementation)
         .args(parameters)
         .arg("--out")

@@ -48,8 +48,8 @@ pub const LAB: Lab = Lab {
             samples: "50",
         },
         Timing {
-            warm_up: "0.3",
-            measurement: "1",
+            warm_up: "0.2",
+            measurement: "0.6",
             samples: "20",
         },
         SMOKE,

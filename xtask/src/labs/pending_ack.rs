@@ -78,7 +78,7 @@ pub const LAB: Lab = Lab {
         },
         Timing {
             warm_up: "0.1",
-            measurement: "0.4",
+            measurement: "0.3",
             samples: "10",
         },
         SMOKE,

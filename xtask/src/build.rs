@@ -1,0 +1,192 @@
+//! Building the measurement binaries once and running them directly.
+//!
+//! `cargo bench -p <lab>` per stage would resolve features for that one package, which differ
+//! from a build of every lab (the labs' dev-dependencies enable different features of shared
+//! crates), so switching labs silently rebuilt both lab crates. The driver instead builds every
+//! lab's benches in one `cargo bench --no-run` and runs the executables it reports.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use crate::labs::{LABS, Lab};
+use crate::{root, run};
+
+pub fn cargo() -> Command {
+    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+}
+
+/// The gungraun version the workspace pins (`gungraun = { version = "=X.Y.Z", ... }` or
+/// `gungraun = "=X.Y.Z"`), which the runner must equal.
+fn pinned_gungraun() -> Result<String, String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
+    pinned_version(&manifest, "gungraun").ok_or_else(|| {
+        "the workspace Cargo.toml does not pin gungraun to an exact version (\"=X.Y.Z\")".to_owned()
+    })
+}
+
+/// The exact version (`"=X.Y.Z"`) a manifest's `name = ...` dependency line pins.
+fn pinned_version(manifest: &str, name: &str) -> Option<String> {
+    let line = manifest.lines().find(|l| {
+        l.strip_prefix(name)
+            .is_some_and(|rest| rest.trim_start().starts_with('='))
+    })?;
+    let (_, after) = line.split_once("\"=")?;
+    after.split('"').next().map(str::to_owned)
+}
+
+/// `.tools/bin/gungraun-runner` at the pinned version, installed from crates.io when missing.
+pub fn gungraun_runner() -> Result<PathBuf, String> {
+    let version = pinned_gungraun()?;
+    let tools = root().join(".tools");
+    let runner = tools.join("bin/gungraun-runner");
+    let installed = Command::new(&runner)
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&version));
+    if !installed {
+        eprintln!("==> installing gungraun-runner {version} into .tools/ (once; about 1.5 min)");
+        run(cargo()
+            .args([
+                "install",
+                "gungraun-runner",
+                "--locked",
+                "--force",
+                "--version",
+                &version,
+                "--root",
+            ])
+            .arg(&tools))?;
+    }
+    Ok(runner)
+}
+
+/// The bench executables of one build, keyed by package directory and bench target name.
+pub struct BenchBinaries {
+    executables: HashMap<(PathBuf, String), PathBuf>,
+    /// gungraun's bench binaries bake the runner's path in at build time.
+    pub runner: PathBuf,
+}
+
+impl BenchBinaries {
+    /// Builds every lab's benches (a no-op when they are fresh) and installs the pinned gungraun
+    /// runner first if it is missing.
+    pub fn build() -> Result<Self, String> {
+        let runner = gungraun_runner()?;
+        eprintln!("==> building every benchmark once (cargo bench --no-run)");
+        let mut cmd = cargo();
+        cmd.env("GUNGRAUN_RUNNER", &runner).args([
+            "bench",
+            "--no-run",
+            "-q",
+            "--message-format=json-render-diagnostics",
+        ]);
+        for lab in LABS {
+            cmd.args(["-p", lab.package]);
+        }
+        let shown = format!("{cmd:?}");
+        let output = cmd
+            .current_dir(root())
+            .stderr(Stdio::inherit())
+            .output()
+            .map_err(|e| format!("cannot start {shown}: {e}"))?;
+        if !output.status.success() {
+            return Err(format!("{shown} failed ({})", output.status));
+        }
+        let executables = bench_executables(&String::from_utf8_lossy(&output.stdout))?;
+        Ok(Self {
+            executables,
+            runner,
+        })
+    }
+
+    /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
+    /// directory, with `--bench` and the package name, ready for the binary's own arguments.
+    pub fn command(&self, lab: &Lab, bench: &str) -> Result<Command, String> {
+        let dir = package_dir(lab);
+        let key = (dir.clone(), bench.to_owned());
+        let executable = self
+            .executables
+            .get(&key)
+            .ok_or_else(|| format!("the build produced no bench `{bench}` in {}", dir.display()))?;
+        let mut cmd = Command::new(executable);
+        cmd.current_dir(&dir)
+            .env("CARGO_PKG_NAME", lab.package)
+            .env("CARGO_MANIFEST_DIR", &dir)
+            .env("GUNGRAUN_RUNNER", &self.runner)
+            .arg("--bench");
+        Ok(cmd)
+    }
+}
+
+/// A lab's package directory: the workspace keeps each lab in a directory named like it.
+fn package_dir(lab: &Lab) -> PathBuf {
+    root().join(lab.package)
+}
+
+/// The bench executables in cargo's `--message-format=json` output.
+fn bench_executables(messages: &str) -> Result<HashMap<(PathBuf, String), PathBuf>, String> {
+    let mut executables = HashMap::new();
+    for line in messages.lines().filter(|l| l.starts_with('{')) {
+        let message: serde_json::Value =
+            serde_json::from_str(line).map_err(|e| format!("unreadable cargo message: {e}"))?;
+        let is_bench = message["reason"] == "compiler-artifact"
+            && message["target"]["kind"]
+                .as_array()
+                .is_some_and(|kinds| kinds.iter().any(|k| k == "bench"));
+        let (Some(executable), Some(manifest), Some(name)) = (
+            message["executable"].as_str(),
+            message["manifest_path"].as_str(),
+            message["target"]["name"].as_str(),
+        ) else {
+            continue;
+        };
+        if is_bench {
+            let dir = Path::new(manifest)
+                .parent()
+                .ok_or("a manifest path without a directory")?;
+            executables.insert((dir.to_path_buf(), name.to_owned()), executable.into());
+        }
+    }
+    Ok(executables)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pinned_versions_are_read_in_both_spellings() {
+        let manifest =
+            "gungraun-x = \"=9\"\ngungraun = { version = \"=0.20.0\", features = [\"act\"] }\n";
+        assert_eq!(
+            pinned_version(manifest, "gungraun").as_deref(),
+            Some("0.20.0")
+        );
+        assert_eq!(
+            pinned_version("gungraun = \"=1.2.3\" # pin", "gungraun").as_deref(),
+            Some("1.2.3")
+        );
+        assert_eq!(pinned_version("gungraun = \"1.2\"", "gungraun"), None);
+    }
+
+    #[test]
+    fn bench_executables_are_read_from_cargo_messages() {
+        let messages = concat!(
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","#,
+            r#""target":{"kind":["bench"],"name":"time"},"executable":"/w/target/release/deps/time-1"}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","#,
+            r#""target":{"kind":["lib"],"name":"dedup_lab"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"build-finished","success":true}"#,
+        );
+        let found = bench_executables(messages).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(
+            found[&(PathBuf::from("/w/dedup-lab"), "time".to_owned())],
+            PathBuf::from("/w/target/release/deps/time-1")
+        );
+        assert!(bench_executables("{not json").is_err());
+    }
+}
