@@ -1,18 +1,20 @@
-//! Paired comparison of two implementations (`cargo xtask compare dedup A B [SHAPE...]`): for
-//! each shape, samples of A and B interleaved A, B, B, A, … on fresh deduplicators, so the
-//! per-pair ratio B / A is what the table reports (`labkit::paired`).
+//! Paired comparison (`cargo xtask compare dedup A B [SHAPE...]`, or one implementation at two
+//! git revisions with `--rev`): for each shape, samples of A and B interleaved A, B, B, A, … on
+//! fresh deduplicators, so the per-pair ratio B / A is what the table reports
+//! (`labkit::paired`, `labkit::sampling`).
 //!
 //! Usage: `cargo bench -p dedup-lab --bench compare -- A B [SHAPE...] [--quick|--test]
-//! [--out FILE]`.
+//! [--out FILE]`, or `-- --serve IMPL` for the sampling protocol.
 
 use dedup_lab::workload::{SHAPES, Shape, run_window};
-use dedup_lab::{PairVisitor, SequenceDedup, visit_pair};
-use labkit::args::{RunArgs, exit_with_usage_error};
-use labkit::paired::{interleave, paired_records};
-use labkit::record::Record;
+use dedup_lab::{ImplementationVisitor, SequenceDedup, visit_implementation};
+use labkit::sampling::{BenchCase, SampleSource, Sampler, compare_main};
 
 /// Admissions per thread in one sample, after as many untimed ones.
 const SAMPLE_OPS: u64 = 20_000;
+
+/// The only experiment: admission checks.
+const EXPERIMENT: &str = "admission";
 
 /// One sample: ns per admission of a fresh `D` running `shape`.
 fn sample<D: SequenceDedup>(shape: Shape) -> f64 {
@@ -22,55 +24,55 @@ fn sample<D: SequenceDedup>(shape: Shape) -> f64 {
     window.as_nanos() as f64 / SAMPLE_OPS as f64
 }
 
-struct Compare<'a> {
-    shapes: &'a [Shape],
-    pairs: usize,
-    records: Vec<Record>,
+/// Opens a sampler of whichever implementation it visits.
+struct Open {
+    shape: Shape,
+    sampler: Option<Sampler>,
 }
 
-impl PairVisitor for Compare<'_> {
-    fn visit<A: SequenceDedup, B: SequenceDedup>(&mut self) {
-        for &shape in self.shapes {
-            eprintln!(
-                "compare: admission/{} vs {}/{}",
-                A::NAME,
-                B::NAME,
-                shape.name()
-            );
-            let estimate = interleave(self.pairs, || sample::<A>(shape), || sample::<B>(shape))
-                .expect("at least 6 pairs");
-            self.records.extend(paired_records(
-                "admission",
-                A::NAME,
-                B::NAME,
-                &shape.name(),
-                &estimate,
+impl ImplementationVisitor for Open {
+    fn visit<D: SequenceDedup>(&mut self) {
+        let shape = self.shape;
+        self.sampler = Some(Box::new(move || sample::<D>(shape)));
+    }
+}
+
+/// Admission on every shape (or on the shapes named).
+struct DedupCases;
+
+impl SampleSource for DedupCases {
+    fn cases(&self, filters: &[String]) -> Result<Vec<BenchCase>, String> {
+        let shapes: Vec<Shape> = if filters.is_empty() {
+            SHAPES.to_vec()
+        } else {
+            filters
+                .iter()
+                .map(|s| Shape::parse(s))
+                .collect::<Result<_, _>>()?
+        };
+        Ok(shapes
+            .iter()
+            .map(|s| BenchCase::new(EXPERIMENT, &s.name()))
+            .collect())
+    }
+
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String> {
+        if case.experiment != EXPERIMENT {
+            return Err(format!(
+                "unknown experiment `{}`; valid: {EXPERIMENT}",
+                case.experiment
             ));
         }
+        let mut open = Open {
+            shape: Shape::parse(&case.parameter)?,
+            sampler: None,
+        };
+        visit_implementation(implementation, &mut open)?;
+        open.sampler
+            .ok_or_else(|| format!("no sampler for `{implementation}`"))
     }
 }
 
 fn main() {
-    let args =
-        RunArgs::parse(std::env::args().skip(1)).unwrap_or_else(|e| exit_with_usage_error(&e));
-    let [a, b, shape_names @ ..] = args.filters.as_slice() else {
-        exit_with_usage_error("usage: compare A B [SHAPE...] [--quick|--test] [--out FILE]");
-    };
-    let shapes: Vec<Shape> = if shape_names.is_empty() {
-        SHAPES.to_vec()
-    } else {
-        shape_names
-            .iter()
-            .map(|s| Shape::parse(s).unwrap_or_else(|e| exit_with_usage_error(&e)))
-            .collect()
-    };
-    let pairs = args.by_mode(6, 20, 60);
-    let mut compare = Compare {
-        shapes: &shapes,
-        pairs,
-        records: Vec::new(),
-    };
-    visit_pair(a, b, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
-    labkit::record::emit_records(args.out.as_deref(), &compare.records)
-        .unwrap_or_else(|e| exit_with_usage_error(&e));
+    compare_main(&DedupCases);
 }

@@ -8,8 +8,7 @@
 /// - `trait ImplementationVisitor { fn visit<D: Trait>(&mut self); }`;
 /// - `for_each_implementation(&mut visitor)`, in list order (baseline first);
 /// - `implementation_names()`;
-/// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown;
-/// - `trait PairVisitor` and `visit_pair(a, b, &mut visitor)`, for side-by-side comparisons.
+/// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown.
 #[macro_export]
 macro_rules! implementation_registry {
     (trait $lab_trait:ident; $($module:ident => $ty:path),* $(,)?) => {
@@ -44,50 +43,6 @@ macro_rules! implementation_registry {
                 "unknown implementation `{name}`; valid: {}",
                 implementation_names().join(", ")
             ))
-        }
-
-        /// Something to do with two implementation types at once.
-        pub trait PairVisitor {
-            fn visit<A: $lab_trait, B: $lab_trait>(&mut self);
-        }
-
-        /// Visits the implementations called `a` and `b` together; an unknown name is an error
-        /// that lists the valid ones.
-        pub fn visit_pair(
-            a: &str,
-            b: &str,
-            visitor: &mut impl PairVisitor,
-        ) -> Result<(), String> {
-            struct First<'v, V> {
-                b: &'v str,
-                visitor: &'v mut V,
-                result: Result<(), String>,
-            }
-            struct Second<'v, V, A> {
-                visitor: &'v mut V,
-                first: std::marker::PhantomData<A>,
-            }
-            impl<V: PairVisitor, A: $lab_trait> ImplementationVisitor for Second<'_, V, A> {
-                fn visit<B: $lab_trait>(&mut self) {
-                    self.visitor.visit::<A, B>();
-                }
-            }
-            impl<V: PairVisitor> ImplementationVisitor for First<'_, V> {
-                fn visit<A: $lab_trait>(&mut self) {
-                    let mut second = Second::<V, A> {
-                        visitor: &mut *self.visitor,
-                        first: std::marker::PhantomData,
-                    };
-                    self.result = visit_implementation(self.b, &mut second);
-                }
-            }
-            let mut first = First {
-                b,
-                visitor,
-                result: Ok(()),
-            };
-            visit_implementation(a, &mut first)?;
-            first.result
         }
     };
 }

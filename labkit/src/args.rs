@@ -47,6 +47,12 @@ impl RunArgs {
         !filtered || self.filters.iter().any(|f| f == name)
     }
 
+    /// This run's mode: smoke (`--test`), quick, or full.
+    pub fn mode(&self) -> crate::record::RunMode {
+        use crate::record::RunMode;
+        self.by_mode(RunMode::Smoke, RunMode::Quick, RunMode::Full)
+    }
+
     /// The value for this run's mode: smoke (`--test`), quick, or full.
     pub fn by_mode<T>(&self, smoke: T, quick: T, full: T) -> T {
         if self.test {

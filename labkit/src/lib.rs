@@ -10,6 +10,8 @@
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
 //! - [`compare`]: ratios and the faster / slower / inconclusive verdict.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
+//! - [`sampling`]: the labs' `compare` binaries: samplers per case, in-process interleaving, and
+//!   a line protocol serving them to `cargo xtask compare --rev`.
 //! - [`table`]: a markdown table renderer.
 
 pub mod alloc;
@@ -19,4 +21,5 @@ pub mod env;
 pub mod footprint;
 pub mod paired;
 pub mod record;
+pub mod sampling;
 pub mod table;

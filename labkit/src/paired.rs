@@ -2,7 +2,16 @@
 //! shared machine hits both sides alike, and the comparison is the distribution of per-pair
 //! ratios rather than two medians taken minutes apart.
 
-use crate::record::{BenchId, Interval, Metric, Record};
+use crate::record::{BenchId, Interval, Metric, Record, RunMode};
+
+/// Pairs per case: enough for a 95 % interval of the median ratio (at least 6), more in full runs.
+pub fn pairs_for(mode: RunMode) -> usize {
+    match mode {
+        RunMode::Smoke => 6,
+        RunMode::Quick => 20,
+        RunMode::Full => 60,
+    }
+}
 
 /// A median with a distribution-free 95 % confidence interval (order statistics).
 #[derive(Debug, Clone, Copy, PartialEq)]

@@ -1,31 +1,31 @@
-//! Paired comparison of two implementations (`cargo xtask compare pending-ack A B [NAME...]`):
-//! for each scenario × dataset, samples of A and B interleaved A, B, B, A, … on two maps built
-//! from the same input, so the per-pair ratio B / A is what the table reports
-//! (`labkit::paired`). NAMEs select experiments and datasets, as for `cargo xtask bench`.
+//! Paired comparison (`cargo xtask compare pending-ack A B [NAME...]`, or one implementation at
+//! two git revisions with `--rev`): for each scenario × dataset, samples of A and B interleaved
+//! A, B, B, A, … on two maps built from the same input, so the per-pair ratio B / A is what the
+//! table reports (`labkit::paired`, `labkit::sampling`). NAMEs select experiments and datasets,
+//! as for `cargo xtask bench`.
 //!
 //! Usage: `cargo bench -p pending-ack-lab --bench compare -- A B [NAME...] [--quick|--test]
-//! [--out FILE]`.
+//! [--out FILE]`, or `-- --serve IMPL` for the sampling protocol.
 
 use std::hint::black_box;
 use std::time::Instant;
 
-use labkit::args::{RunArgs, exit_with_usage_error};
-use labkit::paired::{interleave, paired_records};
-use labkit::record::Record;
+use labkit::args::RunArgs;
+use labkit::sampling::{BenchCase, SampleSource, Sampler, compare_main};
 use pending_ack_lab::workload::{DATASETS, Dataset, Experiment, Workload};
-use pending_ack_lab::{PairVisitor, PendingAcks, visit_pair};
+use pending_ack_lab::{ImplementationVisitor, PendingAcks, visit_implementation};
 
 /// Single-entry ops in one sample (cleanups: one call; scans: one scan).
 const SAMPLE_OPS: u64 = 20_000;
 
 /// A prepared, warmed-up workload and a way to take one sample of it in ns/op.
-struct Sampler<M> {
+struct WorkloadSampler<M> {
     workload: Workload<M>,
     ops: u64,
     one_shot: bool,
 }
 
-impl<M: PendingAcks> Sampler<M> {
+impl<M: PendingAcks> WorkloadSampler<M> {
     fn new(experiment: Experiment, dataset: Dataset) -> Self {
         let mut workload = Workload::prepare(experiment, dataset);
         black_box(workload.run(Workload::<M>::warm_up_ops(experiment, dataset)));
@@ -52,65 +52,58 @@ impl<M: PendingAcks> Sampler<M> {
     }
 }
 
-struct Compare<'a> {
-    cases: &'a [(Experiment, Dataset)],
-    pairs: usize,
-    records: Vec<Record>,
+/// Opens a sampler of whichever implementation it visits.
+struct Open {
+    experiment: Experiment,
+    dataset: Dataset,
+    sampler: Option<Sampler>,
 }
 
-impl PairVisitor for Compare<'_> {
-    fn visit<A: PendingAcks, B: PendingAcks>(&mut self) {
-        for &(experiment, dataset) in self.cases {
-            eprintln!(
-                "compare: {}/{} vs {}/{}",
-                experiment.name(),
-                A::NAME,
-                B::NAME,
-                dataset.name
-            );
-            let mut a = Sampler::<A>::new(experiment, dataset);
-            let mut b = Sampler::<B>::new(experiment, dataset);
-            let estimate =
-                interleave(self.pairs, || a.sample(), || b.sample()).expect("at least 6 pairs");
-            self.records.extend(paired_records(
-                experiment.name(),
-                A::NAME,
-                B::NAME,
-                dataset.name,
-                &estimate,
-            ));
+impl ImplementationVisitor for Open {
+    fn visit<M: PendingAcks>(&mut self) {
+        let mut sampler = WorkloadSampler::<M>::new(self.experiment, self.dataset);
+        self.sampler = Some(Box::new(move || sampler.sample()));
+    }
+}
+
+/// Every scenario on each of its datasets.
+struct PendingAckCases;
+
+impl SampleSource for PendingAckCases {
+    fn cases(&self, filters: &[String]) -> Result<Vec<BenchCase>, String> {
+        let experiments: Vec<&str> = Experiment::ALL.iter().map(|e| e.name()).collect();
+        let datasets: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
+        let args = RunArgs {
+            filters: filters.to_vec(),
+            ..RunArgs::default()
+        };
+        args.check_filters(&[experiments.as_slice(), datasets.as_slice()].concat())?;
+        Ok(Experiment::ALL
+            .into_iter()
+            .filter(|e| args.selects(&experiments, e.name()))
+            .flat_map(|e| e.datasets().into_iter().map(move |d| (e, d)))
+            .filter(|(_, d)| args.selects(&datasets, d.name))
+            .map(|(e, d)| BenchCase::new(e.name(), d.name))
+            .collect())
+    }
+
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String> {
+        let experiment = Experiment::find(&case.experiment)?;
+        let dataset = Dataset::find(&case.parameter)?;
+        if !experiment.datasets().contains(&dataset) {
+            return Err(format!("{case} is not a measured case"));
         }
+        let mut open = Open {
+            experiment,
+            dataset,
+            sampler: None,
+        };
+        visit_implementation(implementation, &mut open)?;
+        open.sampler
+            .ok_or_else(|| format!("no sampler for `{implementation}`"))
     }
 }
 
 fn main() {
-    let args =
-        RunArgs::parse(std::env::args().skip(1)).unwrap_or_else(|e| exit_with_usage_error(&e));
-    let [a, b, ..] = args.filters.as_slice() else {
-        exit_with_usage_error(
-            "usage: compare A B [EXPERIMENT|DATASET...] [--quick|--test] [--out FILE]",
-        );
-    };
-    let experiments: Vec<&str> = Experiment::ALL.iter().map(|e| e.name()).collect();
-    let datasets: Vec<&str> = DATASETS.iter().map(|d| d.name).collect();
-    let mut valid = pending_ack_lab::implementation_names();
-    valid.extend(&experiments);
-    valid.extend(&datasets);
-    args.check_filters(&valid)
-        .unwrap_or_else(|e| exit_with_usage_error(&e));
-    let cases: Vec<(Experiment, Dataset)> = Experiment::ALL
-        .into_iter()
-        .filter(|e| args.selects(&experiments, e.name()))
-        .flat_map(|e| e.datasets().into_iter().map(move |d| (e, d)))
-        .filter(|(_, d)| args.selects(&datasets, d.name))
-        .collect();
-    let pairs = args.by_mode(6, 20, 60);
-    let mut compare = Compare {
-        cases: &cases,
-        pairs,
-        records: Vec::new(),
-    };
-    visit_pair(a, b, &mut compare).unwrap_or_else(|e| exit_with_usage_error(&e));
-    labkit::record::emit_records(args.out.as_deref(), &compare.records)
-        .unwrap_or_else(|e| exit_with_usage_error(&e));
+    compare_main(&PendingAckCases);
 }

@@ -63,6 +63,9 @@ pub fn gungraun_runner() -> Result<PathBuf, String> {
 
 /// The bench executables of one build, keyed by package directory and bench target name.
 pub struct BenchBinaries {
+    /// The workspace the benches were built from: this checkout, or a worktree at another
+    /// revision (`cargo xtask compare --rev`).
+    workspace: PathBuf,
     executables: HashMap<(PathBuf, String), PathBuf>,
     /// gungraun's bench binaries bake the runner's path in at build time.
     pub runner: PathBuf,
@@ -72,21 +75,32 @@ impl BenchBinaries {
     /// Builds every lab's benches (a no-op when they are fresh) and installs the pinned gungraun
     /// runner first if it is missing.
     pub fn build() -> Result<Self, String> {
+        Self::build_in(&root())
+    }
+
+    /// [`Self::build`] for the workspace checked out at `workspace`, into this checkout's
+    /// `target/` so both builds share their compiled dependencies.
+    pub fn build_in(workspace: &Path) -> Result<Self, String> {
         let runner = gungraun_runner()?;
-        eprintln!("==> building every benchmark once (cargo bench --no-run)");
+        eprintln!(
+            "==> building every benchmark once (cargo bench --no-run) in {}",
+            workspace.display()
+        );
         let mut cmd = cargo();
-        cmd.env("GUNGRAUN_RUNNER", &runner).args([
-            "bench",
-            "--no-run",
-            "-q",
-            "--message-format=json-render-diagnostics",
-        ]);
+        cmd.env("GUNGRAUN_RUNNER", &runner)
+            .env("CARGO_TARGET_DIR", root().join("target"))
+            .args([
+                "bench",
+                "--no-run",
+                "-q",
+                "--message-format=json-render-diagnostics",
+            ]);
         for lab in LABS {
             cmd.args(["-p", lab.package]);
         }
         let shown = format!("{cmd:?}");
         let output = cmd
-            .current_dir(root())
+            .current_dir(workspace)
             .stderr(Stdio::inherit())
             .output()
             .map_err(|e| format!("cannot start {shown}: {e}"))?;
@@ -95,6 +109,7 @@ impl BenchBinaries {
         }
         let executables = bench_executables(&String::from_utf8_lossy(&output.stdout))?;
         Ok(Self {
+            workspace: workspace.to_path_buf(),
             executables,
             runner,
         })
@@ -103,7 +118,8 @@ impl BenchBinaries {
     /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
     /// directory, with `--bench` and the package name, ready for the binary's own arguments.
     pub fn command(&self, lab: &Lab, bench: &str) -> Result<Command, String> {
-        let dir = package_dir(lab);
+        // The workspace keeps each lab in a directory named like its package.
+        let dir = self.workspace.join(lab.package);
         let key = (dir.clone(), bench.to_owned());
         let executable = self
             .executables
@@ -117,11 +133,6 @@ impl BenchBinaries {
             .arg("--bench");
         Ok(cmd)
     }
-}
-
-/// A lab's package directory: the workspace keeps each lab in a directory named like it.
-fn package_dir(lab: &Lab) -> PathBuf {
-    root().join(lab.package)
 }
 
 /// The bench executables in cargo's `--message-format=json` output.

@@ -6,6 +6,7 @@ mod chart;
 mod collect;
 mod labs;
 mod render;
+mod revision;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -26,11 +27,13 @@ commands:
         shapes, experiments) it writes a partial report to target/lab/results/ instead.
   report [--out-dir DIR] [LAB]
         render <lab>.md again from <lab>.json without measuring
-  compare [--quick|--smoke] [--out-dir DIR] LAB A B [NAME...]
+  compare [--quick|--smoke] [--out-dir DIR] [--rev REV] LAB A [B] [NAME...]
         measure implementations A and B interleaved (A, B, B, A, ...) on the same inputs and print
         a PR-ready table of the per-pair ratio B / A with its 95 % interval and a verdict; also
         written to target/lab/compare/ (or DIR) as <lab>-<a>-vs-<b>.{md,json}. NAMEs select shapes,
-        experiments or datasets
+        experiments or datasets. With --rev, A is built from git revision REV (a worktree under
+        target/lab/revisions/) and B (default: A) from this checkout; the two builds' samples are
+        interleaved the same way
   gate save|check [--limit PCT] [LAB...]
         the deterministic regression gate: `save` records every lab's instruction counts
         (gungraun) as the baseline `gate`; `check` measures again and fails when any benchmark's
@@ -477,9 +480,11 @@ fn report(args: &[String]) -> Result<(), String> {
 }
 
 fn compare(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cargo xtask compare [--quick|--smoke] [--out-dir DIR] LAB A B [NAME...]";
+    let usage = "usage: cargo xtask compare [--quick|--smoke] [--out-dir DIR] LAB A B [NAME...]\n   \
+                 or: cargo xtask compare [--quick|--smoke] [--out-dir DIR] --rev REV LAB A [B] [NAME...]";
     let mut mode = RunMode::Full;
     let mut dir = root().join("target/lab/compare");
+    let mut rev = None;
     let mut words = Vec::new();
     let mut args = args.iter();
     while let Some(arg) = args.next() {
@@ -487,52 +492,83 @@ fn compare(args: &[String]) -> Result<(), String> {
             "--quick" => mode = RunMode::Quick,
             "--smoke" => mode = RunMode::Smoke,
             "--out-dir" => dir = args.next().ok_or("--out-dir needs a directory")?.into(),
+            "--rev" => rev = Some(args.next().ok_or("--rev needs a git revision")?.clone()),
             flag if flag.starts_with('-') => {
                 return Err(format!(
-                    "unknown option `{flag}`; valid: --quick, --smoke, --out-dir DIR\n{usage}"
+                    "unknown option `{flag}`; valid: --quick, --smoke, --out-dir DIR, --rev REV\n{usage}"
                 ));
             }
             word => words.push(word.to_owned()),
         }
     }
-    let [lab, a, b, names @ ..] = words.as_slice() else {
+    let [lab, a, rest @ ..] = words.as_slice() else {
         return Err(usage.into());
     };
     let lab = labs::find(lab)?;
     let implementations = (lab.implementations)();
-    for name in [a, b] {
-        if !implementations.contains(name) {
-            return Err(format!(
-                "unknown implementation `{name}`; valid: {}",
-                implementations.join(", ")
-            ));
-        }
+    let unknown = |name: &str| {
+        format!(
+            "unknown implementation `{name}`; valid: {}\n{usage}",
+            implementations.join(", ")
+        )
+    };
+    if !implementations.contains(a) {
+        return Err(unknown(a));
     }
+    // Across revisions B defaults to A: the same implementation before and after a change.
+    let (b, names) = match rest.split_first() {
+        Some((b, names)) if implementations.contains(b) => (b, names),
+        Some((word, _)) if rev.is_none() => return Err(unknown(word)),
+        None if rev.is_none() => return Err(usage.into()),
+        _ => (a, rest),
+    };
     // The bench binary runs in its package directory, so it gets an absolute path.
     let dir = std::path::absolute(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let stem = format!("{}-{a}-vs-{b}", lab.name);
-    let json = dir.join(format!("{stem}.json"));
     let environment = Environment::capture(&root(), lab.crates);
-    let binaries = BenchBinaries::build()?;
-    run(binaries
-        .command(lab, "compare")?
-        .args([a, b])
-        .args(names)
-        .args(mode.bench_flag())
-        .arg("--out")
-        .arg(&json))?;
+    let now = BenchBinaries::build()?;
+    let (a_label, b_label, records) = match rev {
+        None => {
+            let json = dir.join(format!("{}-{a}-vs-{b}.json", lab.name));
+            run(now
+                .command(lab, "compare")?
+                .args([a, b])
+                .args(names)
+                .args(mode.bench_flag())
+                .arg("--out")
+                .arg(&json))?;
+            (a.clone(), b.clone(), labkit::record::load_records(&json)?)
+        }
+        Some(rev) => {
+            let checkout = revision::checkout(&rev)?;
+            let then = BenchBinaries::build_in(&checkout.dir)?;
+            let side_a = revision::Side {
+                binaries: &then,
+                implementation: a,
+                label: format!("{a}@{}", checkout.short),
+            };
+            let side_b = revision::Side {
+                binaries: &now,
+                implementation: b,
+                label: format!("{b}@{}", environment.git_revision),
+            };
+            let records = revision::compare_across(lab, mode, &side_a, &side_b, names)?;
+            (side_a.label, side_b.label, records)
+        }
+    };
     let set = ResultSet {
         lab: lab.name.to_owned(),
         mode,
         environment,
-        records: labkit::record::load_records(&json)?,
+        records,
     };
+    let stem = format!("{}-{a_label}-vs-{b_label}", lab.name);
+    let json = dir.join(format!("{stem}.json"));
     write_atomic(&json, &set.to_json())
         .map_err(|e| format!("cannot write {}: {e}", json.display()))?;
     let report = format!(
         "{}\n{}",
-        render::paired_table(&set, a, b, |id| (lab.case_label)(&set, id)).render(),
+        render::paired_table(&set, &a_label, &b_label, |id| (lab.case_label)(&set, id)).render(),
         render::environment_section(&set)
     );
     let md = dir.join(format!("{stem}.md"));
