@@ -78,8 +78,9 @@ impl BenchBinaries {
         Self::build_in(&root())
     }
 
-    /// [`Self::build`] for the workspace checked out at `workspace`, into this checkout's
-    /// `target/` so both builds share their compiled dependencies.
+    /// [`Self::build`] for the workspace checked out at `workspace`, into its own `target/`:
+    /// cargo names a workspace's artifacts by paths relative to the workspace, so two checkouts
+    /// sharing one target directory overwrite each other's binaries and each then looks fresh.
     pub fn build_in(workspace: &Path) -> Result<Self, String> {
         let runner = gungraun_runner()?;
         eprintln!(
@@ -88,7 +89,7 @@ impl BenchBinaries {
         );
         let mut cmd = cargo();
         cmd.env("GUNGRAUN_RUNNER", &runner)
-            .env("CARGO_TARGET_DIR", root().join("target"))
+            .env("CARGO_TARGET_DIR", workspace.join("target"))
             .args([
                 "bench",
                 "--no-run",

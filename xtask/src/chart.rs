@@ -1,5 +1,6 @@
-//! Standalone SVG bar charts for the reports: one group of horizontal bars per case, one bar per
-//! implementation in a fixed colour, so a reader can see a table's shape at a glance.
+//! Standalone SVG charts for the reports, so a reader can see a table's shape at a glance: grouped
+//! horizontal bars (one group per case, one bar per implementation in a fixed colour) and log-log
+//! line charts (one line per implementation against a size parameter).
 
 use std::fmt::Write;
 
@@ -104,6 +105,150 @@ pub fn bar_chart(
     svg
 }
 
+/// The 1-2-5 sequence of values within `[low, high]`, for log-axis ticks.
+fn log_ticks(low: f64, high: f64) -> Vec<f64> {
+    let mut ticks = Vec::new();
+    let mut decade = 10f64.powf(low.log10().floor());
+    while decade <= high {
+        for step in [1.0, 2.0, 5.0] {
+            let tick = decade * step;
+            // Bounds come back from log10 and powf, so allow for their rounding.
+            if tick >= low * (1.0 - 1e-9) && tick <= high * (1.0 + 1e-9) {
+                ticks.push(tick);
+            }
+        }
+        decade *= 10.0;
+    }
+    ticks
+}
+
+/// A short tick label: 2, 50, 1k, 20k, 1M.
+fn tick_label(value: f64) -> String {
+    match value {
+        v if v >= 1e6 => format!("{}M", v / 1e6),
+        v if v >= 1e3 => format!("{}k", v / 1e3),
+        v => format!("{v}"),
+    }
+}
+
+/// One line per series over log-scaled x and y axes (both must be positive). `lines` holds, per
+/// series, its points as (x, y, label); each point is a marker whose tooltip shows its label.
+pub fn log_log_chart(
+    title: &str,
+    x_axis: &str,
+    y_axis: &str,
+    series: &[&str],
+    lines: &[Vec<(f64, f64, String)>],
+) -> String {
+    const PLOT_LEFT: f64 = 70.0;
+    const PLOT_TOP: f64 = 50.0;
+    const PLOT_WIDTH: f64 = 740.0;
+    const PLOT_HEIGHT: f64 = 380.0;
+    let points = || {
+        lines
+            .iter()
+            .flatten()
+            .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
+    };
+    let range = |values: Vec<f64>| {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(0.0, f64::max);
+        // Whole 1-2-5 steps around the data, so every point sits inside the frame.
+        let low = log_ticks(low / 2.0, low).last().copied().unwrap_or(low);
+        let high = log_ticks(high, high * 2.5).first().copied().unwrap_or(high);
+        (low.log10(), high.log10().max(low.log10() + 1.0))
+    };
+    let (x_low, x_high) = range(points().map(|p| p.0).collect());
+    let (y_low, y_high) = range(points().map(|p| p.1).collect());
+    let x_at = |x: f64| PLOT_LEFT + (x.log10() - x_low) / (x_high - x_low) * PLOT_WIDTH;
+    let y_at =
+        |y: f64| PLOT_TOP + PLOT_HEIGHT - (y.log10() - y_low) / (y_high - y_low) * PLOT_HEIGHT;
+    let legend_top = PLOT_TOP + PLOT_HEIGHT + 42.0;
+    let height = legend_top + 18.0 * series.len().div_ceil(4) as f64 + 8.0;
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">
+<rect width="100%" height="100%" fill="white"/>
+<text x="8" y="18" font-size="14" font-weight="bold">{}</text>
+<text x="8" y="34" fill="#555">{} against {}, both axes logarithmic; lower is less</text>
+<rect x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_WIDTH}" height="{PLOT_HEIGHT}" fill="none" stroke="#999"/>
+"##,
+        escape(title),
+        escape(y_axis),
+        escape(x_axis)
+    );
+    for tick in log_ticks(10f64.powf(x_low), 10f64.powf(x_high)) {
+        let x = x_at(tick);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{x:.1}" y1="{PLOT_TOP}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
+            PLOT_TOP + PLOT_HEIGHT,
+            PLOT_TOP + PLOT_HEIGHT + 14.0,
+            tick_label(tick)
+        );
+    }
+    for tick in log_ticks(10f64.powf(y_low), 10f64.powf(y_high)) {
+        let y = y_at(tick);
+        let _ = writeln!(
+            svg,
+            r##"<line x1="{PLOT_LEFT}" y1="{y:.1}" x2="{}" y2="{y:.1}" stroke="#eee"/><text x="{}" y="{:.1}" text-anchor="end">{}</text>"##,
+            PLOT_LEFT + PLOT_WIDTH,
+            PLOT_LEFT - 6.0,
+            y + 4.0,
+            tick_label(tick)
+        );
+    }
+    let _ = writeln!(
+        svg,
+        r#"<text x="{}" y="{}" text-anchor="middle">{}</text>"#,
+        PLOT_LEFT + PLOT_WIDTH / 2.0,
+        PLOT_TOP + PLOT_HEIGHT + 30.0,
+        escape(x_axis)
+    );
+    for (i, line) in lines.iter().enumerate() {
+        let colour = PALETTE[i % PALETTE.len()];
+        let mut sorted: Vec<&(f64, f64, String)> = line
+            .iter()
+            .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
+            .collect();
+        sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let path: Vec<String> = sorted
+            .iter()
+            .map(|(x, y, _)| format!("{:.1},{:.1}", x_at(*x), y_at(*y)))
+            .collect();
+        let _ = writeln!(
+            svg,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="1.5"/>"#,
+            path.join(" ")
+        );
+        for (x, y, label) in sorted {
+            let _ = writeln!(
+                svg,
+                r#"<circle cx="{:.1}" cy="{:.1}" r="3" fill="{colour}"><title>{}: {}</title></circle>"#,
+                x_at(*x),
+                y_at(*y),
+                escape(series[i]),
+                escape(label)
+            );
+        }
+    }
+    for (i, name) in series.iter().enumerate() {
+        let x = 8.0 + (i % 4) as f64 * 210.0;
+        let y = legend_top + (i / 4) as f64 * 18.0;
+        let _ = writeln!(
+            svg,
+            r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>"#,
+            PALETTE[i % PALETTE.len()],
+            x + 16.0,
+            y + 10.0,
+            escape(name)
+        );
+    }
+    svg.push_str("</svg>\n");
+    svg
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -126,5 +271,57 @@ mod tests {
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot)));
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot / 2.0)));
         assert_eq!(svg.matches("<title>").count(), 3);
+    }
+
+    #[test]
+    fn log_ticks_follow_one_two_five() {
+        assert_eq!(
+            log_ticks(1.0, 100.0),
+            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
+        );
+        assert_eq!(log_ticks(3.0, 40.0), [5.0, 10.0, 20.0]);
+        assert_eq!(log_ticks(10f64.powf(5f64.log10()), 10f64.powf(50f64.log10())).len(), 4);
+        assert_eq!(tick_label(2000.0), "2k");
+        assert_eq!(tick_label(1e6), "1M");
+        assert_eq!(tick_label(50.0), "50");
+    }
+
+    #[test]
+    fn log_log_points_sit_inside_the_plot_in_x_order() {
+        let svg = log_log_chart(
+            "t",
+            "entries per ledger",
+            "bytes per entry",
+            &["a", "b"],
+            &[
+                vec![(1000.0, 30.0, "1k".into()), (1.0, 250.0, "one".into())],
+                vec![(10.0, 8.0, "ten".into()), (0.0, 5.0, "dropped".into())],
+            ],
+        );
+        assert!(svg.starts_with("<svg") && svg.ends_with("</svg>\n"));
+        assert_eq!(
+            svg.matches("<circle").count(),
+            3,
+            "non-positive points are not drawn"
+        );
+        let circles: Vec<(f64, f64)> = svg
+            .lines()
+            .filter(|l| l.starts_with("<circle"))
+            .map(|l| {
+                let attr = |name: &str| -> f64 {
+                    let start = l.find(&format!("{name}=\"")).unwrap() + name.len() + 2;
+                    l[start..].split('"').next().unwrap().parse().unwrap()
+                };
+                (attr("cx"), attr("cy"))
+            })
+            .collect();
+        for (x, y) in &circles {
+            assert!(
+                (70.0..=810.0).contains(x) && (50.0..=430.0).contains(y),
+                "{x},{y}"
+            );
+        }
+        // Series a is drawn from x = 1 to x = 1000, and the larger y sits higher.
+        assert!(circles[0].0 < circles[1].0 && circles[0].1 < circles[1].1);
     }
 }

@@ -479,9 +479,23 @@ fn report(args: &[String]) -> Result<(), String> {
     Ok(())
 }
 
-fn compare(args: &[String]) -> Result<(), String> {
-    let usage = "usage: cargo xtask compare [--quick|--smoke] [--out-dir DIR] LAB A B [NAME...]\n   \
-                 or: cargo xtask compare [--quick|--smoke] [--out-dir DIR] --rev REV LAB A [B] [NAME...]";
+const COMPARE_USAGE: &str =
+    "usage: cargo xtask compare [--quick|--smoke] [--out-dir DIR] LAB A B [NAME...]
+   or: cargo xtask compare [--quick|--smoke] [--out-dir DIR] --rev REV LAB A [B] [NAME...]";
+
+struct CompareOptions {
+    mode: RunMode,
+    dir: PathBuf,
+    /// Build A from this git revision instead of this checkout.
+    rev: Option<String>,
+    lab: &'static Lab,
+    a: String,
+    b: String,
+    names: Vec<String>,
+}
+
+fn parse_compare_options(args: &[String]) -> Result<CompareOptions, String> {
+    let usage = COMPARE_USAGE;
     let mut mode = RunMode::Full;
     let mut dir = root().join("target/lab/compare");
     let mut rev = None;
@@ -522,6 +536,27 @@ fn compare(args: &[String]) -> Result<(), String> {
         None if rev.is_none() => return Err(usage.into()),
         _ => (a, rest),
     };
+    Ok(CompareOptions {
+        mode,
+        dir,
+        rev,
+        lab,
+        a: a.clone(),
+        b: b.clone(),
+        names: names.to_vec(),
+    })
+}
+
+fn compare(args: &[String]) -> Result<(), String> {
+    let CompareOptions {
+        mode,
+        dir,
+        rev,
+        lab,
+        a,
+        b,
+        names,
+    } = parse_compare_options(args)?;
     // The bench binary runs in its package directory, so it gets an absolute path.
     let dir = std::path::absolute(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -532,27 +567,27 @@ fn compare(args: &[String]) -> Result<(), String> {
             let json = dir.join(format!("{}-{a}-vs-{b}.json", lab.name));
             run(now
                 .command(lab, "compare")?
-                .args([a, b])
-                .args(names)
+                .args([&a, &b])
+                .args(&names)
                 .args(mode.bench_flag())
                 .arg("--out")
                 .arg(&json))?;
-            (a.clone(), b.clone(), labkit::record::load_records(&json)?)
+            (a, b, labkit::record::load_records(&json)?)
         }
         Some(rev) => {
             let checkout = revision::checkout(&rev)?;
             let then = BenchBinaries::build_in(&checkout.dir)?;
             let side_a = revision::Side {
                 binaries: &then,
-                implementation: a,
+                implementation: &a,
                 label: format!("{a}@{}", checkout.short),
             };
             let side_b = revision::Side {
                 binaries: &now,
-                implementation: b,
+                implementation: &b,
                 label: format!("{b}@{}", environment.git_revision),
             };
-            let records = revision::compare_across(lab, mode, &side_a, &side_b, names)?;
+            let records = revision::compare_across(lab, mode, &side_a, &side_b, &names)?;
             (side_a.label, side_b.label, records)
         }
     };
@@ -674,11 +709,38 @@ fn test(args: &[String]) -> Result<(), String> {
         smoke_dir.display().to_string(),
     ])?;
     report(&["--out-dir".to_owned(), smoke_dir.display().to_string()])?;
-    for (lab, a, b) in [
-        ("dedup", "topic-mutex", "atomic-slot"),
-        ("pending-ack", "nested-tree", "primitive-bucketed"),
+    let now = BenchBinaries::build()?;
+    for (lab, a, b, case) in [
+        ("dedup", "topic-mutex", "atomic-slot", "single"),
+        (
+            "pending-ack",
+            "nested-tree",
+            "primitive-bucketed",
+            "50k-in-1",
+        ),
     ] {
         compare(&["--smoke".to_owned(), lab.into(), a.into(), b.into()])?;
+        // The two-process path of `compare --rev`, with both sides from this build (CI needs no
+        // second checkout for it).
+        let side = |implementation| revision::Side {
+            binaries: &now,
+            implementation,
+            label: implementation.to_owned(),
+        };
+        let lab = labs::find(lab)?;
+        let records =
+            revision::compare_across(lab, RunMode::Smoke, &side(a), &side(b), &[case.to_owned()])?;
+        if records.is_empty() {
+            return Err(format!(
+                "{}: the two-process comparison measured nothing",
+                lab.name
+            ));
+        }
+        eprintln!(
+            "==> [{}] two-process comparison: {} records",
+            lab.name,
+            records.len()
+        );
     }
     eprintln!(
         "==> tests and smoke runs passed in {:.0} s",
@@ -717,6 +779,41 @@ mod tests {
         let err = parse_bench_options(&words(&["--fast"])).err().unwrap();
         assert!(err.contains("unknown option `--fast`"), "{err}");
         assert!(labs::find("pending").err().unwrap().contains("dedup"));
+    }
+
+    #[test]
+    fn compare_takes_two_implementations_or_one_across_revisions() {
+        let o = parse_compare_options(&words(&["dedup", "topic-mutex", "atomic-slot", "single"]))
+            .unwrap();
+        assert_eq!((o.a.as_str(), o.b.as_str()), ("topic-mutex", "atomic-slot"));
+        assert_eq!((o.rev, o.names), (None, words(&["single"])));
+
+        let o = parse_compare_options(&words(&[
+            "--rev",
+            "main",
+            "--quick",
+            "dedup",
+            "atomic-slot",
+            "single",
+        ]))
+        .unwrap();
+        assert_eq!((o.a.as_str(), o.b.as_str()), ("atomic-slot", "atomic-slot"));
+        assert_eq!((o.rev.as_deref(), o.mode), (Some("main"), RunMode::Quick));
+        assert_eq!(o.names, words(&["single"]));
+
+        for (args, expected) in [
+            (&["dedup", "atomic-slot"][..], "usage"),
+            (
+                &["dedup", "atomic-slot", "single"][..],
+                "unknown implementation `single`",
+            ),
+            (&["dedup", "spin", "atomic-slot"][..], "valid: topic-mutex"),
+            (&["--rev"][..], "--rev needs a git revision"),
+            (&["--fast", "dedup"][..], "unknown option `--fast`"),
+        ] {
+            let err = parse_compare_options(&words(args)).err().unwrap();
+            assert!(err.contains(expected), "{args:?}: {err}");
+        }
     }
 
     #[test]

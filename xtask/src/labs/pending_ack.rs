@@ -8,7 +8,7 @@ use labkit::table::{Align, Table, format_bytes, format_change};
 use pending_ack_lab::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES};
 
 use super::{Lab, SMOKE, Timing};
-use crate::chart::Chart;
+use crate::chart::{Chart, log_log_chart};
 use crate::render::{Row, comparison_table, format_metric, joined_table, metric_chart};
 
 pub const LAB: Lab = Lab {
@@ -455,8 +455,37 @@ fn charts(set: &ResultSet) -> Vec<Chart> {
         .iter()
         .map(|d| dataset_row("footprint-per-entry", d))
         .collect();
+    let retained_per_entry = per_entry(set, Metric::RetainedBytes);
+    // Bytes per entry against the average ledger size, the parameter that governs per-ledger
+    // overhead: the sparse datasets sit on the left, one big ledger on the right.
+    let lines: Vec<Vec<(f64, f64, String)>> = implementations
+        .iter()
+        .map(|implementation| {
+            DATASETS
+                .iter()
+                .filter_map(|d| {
+                    let id = BenchId::new("footprint-per-entry", implementation, d.name);
+                    let bytes = retained_per_entry.find(&id, Metric::RetainedBytes)?.value;
+                    let label = format!("{} — {bytes:.1} B/entry", d.name);
+                    Some((d.entries as f64 / d.ledgers as f64, bytes, label))
+                })
+                .collect()
+        })
+        .collect();
+    let title = "pending-ack: retained bytes per entry against entries per ledger";
+    charts.push(Chart {
+        stem: "pending-ack-footprint-vs-ledger-size".into(),
+        title: title.into(),
+        svg: log_log_chart(
+            title,
+            "entries per ledger (all 16 datasets)",
+            "retained bytes per entry",
+            &implementations,
+            &lines,
+        ),
+    });
     charts.push(metric_chart(
-        &per_entry(set, Metric::RetainedBytes),
+        &retained_per_entry,
         "pending-ack-footprint-per-entry",
         "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)",
         Metric::RetainedBytes,
