@@ -146,6 +146,27 @@ fn entry_ids_at_zero_above_2_20_above_2_32_and_near_the_top() {
     });
 }
 
+/// A dense run that ends at `u64::MAX`, then entry 0 of the same ledger: 0 is not the entry after
+/// `u64::MAX` (dense-window once appended it as if ids wrapped; found by the model test).
+#[test]
+fn a_run_ending_at_the_top_id_does_not_wrap_to_zero() {
+    for_all(|new| {
+        let mut m = new();
+        for e in u64::MAX - 70..=u64::MAX {
+            m.add(0, e, ack(1));
+        }
+        m.add(0, 0, ack(2));
+        m.add(0, 1, ack(3));
+        assert_eq!(m.len(), 73, "{}", m.name());
+        let contents = m.contents();
+        assert_eq!(contents[..2], [(0, 0), (0, 1)], "{}", m.name());
+        assert_eq!(contents.last(), Some(&(0, u64::MAX)), "{}", m.name());
+        assert_eq!(m.get_remaining(0, 0), Some(2), "{}", m.name());
+        assert_eq!(m.remove_all_up_to(Mark::at(0, 1)), [(0, 0), (0, 1)]);
+        assert_eq!(m.drain().len(), 71, "{}", m.name());
+    });
+}
+
 #[test]
 fn marks_before_after_inside_gaps_and_in_missing_ledgers() {
     for_all(|new| {

@@ -280,7 +280,10 @@ mod tests {
             [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
         );
         assert_eq!(log_ticks(3.0, 40.0), [5.0, 10.0, 20.0]);
-        assert_eq!(log_ticks(10f64.powf(5f64.log10()), 10f64.powf(50f64.log10())).len(), 4);
+        assert_eq!(
+            log_ticks(10f64.powf(5f64.log10()), 10f64.powf(50f64.log10())).len(),
+            4
+        );
         assert_eq!(tick_label(2000.0), "2k");
         assert_eq!(tick_label(1e6), "1M");
         assert_eq!(tick_label(50.0), "50");

@@ -175,8 +175,10 @@ impl Ring {
             self.len += usize::from(new);
             return Ok(new);
         }
+        // `checked_sub`, not `wrapping_sub`: entry 0 after a ring ending at u64::MAX is not "the
+        // next entry" (the model test found that wrap).
         if self.len > 0
-            && entry.wrapping_sub(self.base) == self.slots.len() as u64
+            && entry.checked_sub(self.base) == Some(self.slots.len() as u64)
             && self.slots.len() < self.slots.capacity()
         {
             self.slots.push_back(ack);
@@ -200,7 +202,7 @@ impl Ring {
             return Ok(true);
         }
         if entry > self.base {
-            let span = entry - self.base + 1;
+            let span = (entry - self.base).saturating_add(1);
             if !self.span_allowed(span) {
                 return Err(TooSparse);
             }
