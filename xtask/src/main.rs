@@ -440,9 +440,14 @@ fn bench(args: &[String]) -> Result<(), String> {
     let started = Instant::now();
     let binaries = BenchBinaries::build()?;
     let mut failures = Vec::new();
-    for lab in &options.labs {
-        // Captured before measuring, so the revision is the code that ran.
-        let environment = Environment::capture(&root(), lab.crates);
+    // Captured before anything is measured or written: the revision is the code that ran, and
+    // one lab's fresh results in bench-results/ do not mark the next lab's run as dirty.
+    let environments: Vec<Environment> = options
+        .labs
+        .iter()
+        .map(|lab| Environment::capture(&root(), lab.crates))
+        .collect();
+    for (lab, environment) in options.labs.iter().zip(environments) {
         let work = root().join("target/lab").join(lab.name);
         let (records, failed) = measure(lab, &options, &binaries, &work);
         failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name)));
@@ -814,6 +819,28 @@ mod tests {
             let err = parse_compare_options(&words(args)).err().unwrap();
             assert!(err.contains(expected), "{args:?}: {err}");
         }
+    }
+
+    #[test]
+    fn a_failed_stage_keeps_what_its_binary_wrote() {
+        use labkit::record::{BenchId, Metric};
+        let written = || {
+            Ok(vec![Record::new(
+                BenchId::new("admission", "atomic-slot", "single"),
+                Metric::NsPerOp,
+                1.0,
+            )])
+        };
+        assert_eq!(stage_outcome(Ok(()), written()), (written().unwrap(), None));
+        let (kept, failure) = stage_outcome(Err("bench 7 panicked".into()), written());
+        assert_eq!(
+            (kept.len(), failure.as_deref()),
+            (1, Some("bench 7 panicked"))
+        );
+        let (kept, failure) = stage_outcome(Err("crashed".into()), Err("no output".into()));
+        assert_eq!((kept.len(), failure.as_deref()), (0, Some("crashed")));
+        let (kept, failure) = stage_outcome(Ok(()), Err("unreadable".into()));
+        assert_eq!((kept.len(), failure.as_deref()), (0, Some("unreadable")));
     }
 
     #[test]
