@@ -88,10 +88,19 @@ pub fn bar_chart(
             );
         }
     }
-    let legend_y = TOP + groups.len() as f64 * group_height + 4.0;
+    legend(
+        &mut svg,
+        series,
+        TOP + groups.len() as f64 * group_height + 4.0,
+    );
+    svg
+}
+
+/// Rows of four colour keys from `top` down, and the end of the document.
+fn legend(svg: &mut String, series: &[&str], top: f64) {
     for (i, name) in series.iter().enumerate() {
         let x = 8.0 + (i % 4) as f64 * 210.0;
-        let y = legend_y + (i / 4) as f64 * 18.0;
+        let y = top + (i / 4) as f64 * 18.0;
         let _ = writeln!(
             svg,
             r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>"#,
@@ -102,7 +111,6 @@ pub fn bar_chart(
         );
     }
     svg.push_str("</svg>\n");
-    svg
 }
 
 /// The 1-2-5 sequence of values within `[low, high]`, for log-axis ticks.
@@ -233,19 +241,7 @@ pub fn log_log_chart(
             );
         }
     }
-    for (i, name) in series.iter().enumerate() {
-        let x = 8.0 + (i % 4) as f64 * 210.0;
-        let y = legend_top + (i / 4) as f64 * 18.0;
-        let _ = writeln!(
-            svg,
-            r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>"#,
-            PALETTE[i % PALETTE.len()],
-            x + 16.0,
-            y + 10.0,
-            escape(name)
-        );
-    }
-    svg.push_str("</svg>\n");
+    legend(&mut svg, series, legend_top);
     svg
 }
 
