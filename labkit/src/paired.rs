@@ -4,12 +4,15 @@
 
 use crate::record::{BenchId, Interval, Metric, Record, RunMode};
 
-/// Pairs per case: enough for a 95 % interval of the median ratio (at least 6), more in full runs.
-pub fn pairs_for(mode: RunMode) -> usize {
+/// Rounds per case and pairs per round. Each round measures fresh instances (new maps, or new
+/// processes across revisions), so the interval covers how the two sides land in memory, not
+/// only the noise within one placement: an A/A run across two processes showed differences of
+/// −5 % to +44 % that one placement's pairs called significant.
+pub fn rounds_for(mode: RunMode) -> (usize, usize) {
     match mode {
-        RunMode::Smoke => 6,
-        RunMode::Quick => 20,
-        RunMode::Full => 60,
+        RunMode::Smoke => (6, 1),
+        RunMode::Quick => (6, 4),
+        RunMode::Full => (12, 5),
     }
 }
 
@@ -39,11 +42,7 @@ pub fn median_estimate(values: &[f64]) -> Option<MedianEstimate> {
     }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
+    let median = median(&sorted);
     let half_width = 1.96 * (n as f64).sqrt() / 2.0;
     let lower = ((n as f64 / 2.0 - half_width).floor().max(0.0)) as usize;
     let upper = ((n as f64 / 2.0 + half_width).ceil() as usize).min(n - 1);
@@ -57,37 +56,66 @@ pub fn median_estimate(values: &[f64]) -> Option<MedianEstimate> {
     })
 }
 
-/// Runs `pairs` rounds of one `a` sample and one `b` sample each, alternating which goes first,
-/// and estimates both sides and the ratio `b / a` per round. Each closure returns one sample in
-/// ns/op. `pairs` must be at least 6.
+/// Raw samples (ns/op) of one round of interleaved pairs.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PairedSamples {
+    pub a: Vec<f64>,
+    pub b: Vec<f64>,
+}
+
+/// Takes `pairs` pairs of one `a` sample and one `b` sample each, alternating which goes first
+/// (A, B, B, A, …). Each closure returns one sample in ns/op.
 pub fn interleave(
     pairs: usize,
     mut a: impl FnMut() -> f64,
     mut b: impl FnMut() -> f64,
-) -> Option<PairedEstimate> {
-    let mut a_samples = Vec::with_capacity(pairs);
-    let mut b_samples = Vec::with_capacity(pairs);
-    for round in 0..pairs {
-        let (x, y) = if round % 2 == 0 {
+) -> PairedSamples {
+    let mut samples = PairedSamples::default();
+    for pair in 0..pairs {
+        let (x, y) = if pair % 2 == 0 {
             let x = a();
             (x, b())
         } else {
             let y = b();
             (a(), y)
         };
-        a_samples.push(x);
-        b_samples.push(y);
+        samples.a.push(x);
+        samples.b.push(y);
     }
-    let ratios: Vec<f64> = a_samples
+    samples
+}
+
+fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    }
+}
+
+/// Estimates from rounds of pairs: per round the median of A, of B and of the per-pair ratios
+/// B / A; then the median of those round medians with its 95 % interval across rounds. `None`
+/// with fewer than 6 rounds or an empty round.
+pub fn estimate_rounds(rounds: &[PairedSamples]) -> Option<PairedEstimate> {
+    if rounds
         .iter()
-        .zip(&b_samples)
-        .map(|(a, b)| b / a)
-        .collect();
+        .any(|r| r.a.is_empty() || r.a.len() != r.b.len())
+    {
+        return None;
+    }
+    let per_round = |side: fn(&PairedSamples) -> Vec<f64>| -> Vec<f64> {
+        rounds.iter().map(|r| median(&side(r))).collect()
+    };
     Some(PairedEstimate {
-        a: median_estimate(&a_samples)?,
-        b: median_estimate(&b_samples)?,
-        ratio: median_estimate(&ratios)?,
-        pairs,
+        a: median_estimate(&per_round(|r| r.a.clone()))?,
+        b: median_estimate(&per_round(|r| r.b.clone()))?,
+        ratio: median_estimate(&per_round(|r| {
+            r.a.iter().zip(&r.b).map(|(a, b)| b / a).collect()
+        }))?,
+        pairs: rounds.iter().map(|r| r.a.len()).sum(),
     })
 }
 
@@ -152,26 +180,46 @@ mod tests {
     }
 
     #[test]
-    fn interleaving_alternates_order_and_reports_the_ratio() {
-        let mut calls = Vec::new();
-        let calls_a = std::cell::RefCell::new(&mut calls);
-        let mut t = 0.0;
-        let e = interleave(
-            10,
+    fn interleaving_alternates_order() {
+        let calls = std::cell::RefCell::new(Vec::new());
+        let samples = interleave(
+            4,
             || {
-                calls_a.borrow_mut().push('a');
+                calls.borrow_mut().push('a');
                 10.0
             },
             || {
-                calls_a.borrow_mut().push('b');
-                t += 1.0;
-                20.0 + t % 2.0
+                calls.borrow_mut().push('b');
+                20.0
             },
-        )
-        .unwrap();
-        assert_eq!(calls[..4], ['a', 'b', 'b', 'a']);
-        assert!((e.ratio.median - 2.05).abs() < 0.051, "{e:?}");
-        assert!(e.ratio.interval.lower >= 2.0 && e.ratio.interval.upper <= 2.1);
-        assert_eq!(e.pairs, 10);
+        );
+        assert_eq!(calls.into_inner(), ['a', 'b', 'b', 'a', 'a', 'b', 'b', 'a']);
+        assert_eq!((samples.a.len(), samples.b.len()), (4, 4));
+    }
+
+    #[test]
+    fn rounds_are_summarised_by_their_medians_and_the_interval_spans_rounds() {
+        // B is twice A in every pair, but the rounds sit at different levels (placements).
+        let rounds: Vec<PairedSamples> = (1..=7)
+            .map(|level| PairedSamples {
+                a: vec![f64::from(level); 3],
+                b: vec![2.0 * f64::from(level), 2.0 * f64::from(level), 100.0],
+            })
+            .collect();
+        let e = estimate_rounds(&rounds).unwrap();
+        assert_eq!(
+            e.ratio.median, 2.0,
+            "one outlier pair per round does not move it"
+        );
+        assert_eq!(e.a.median, 4.0);
+        assert!(e.a.interval.lower < 4.0 && e.a.interval.upper > 4.0);
+        assert_eq!(e.pairs, 21);
+        assert!(
+            estimate_rounds(&rounds[..5]).is_none(),
+            "fewer than 6 rounds"
+        );
+        let mut uneven = rounds.clone();
+        uneven[0].b.pop();
+        assert!(estimate_rounds(&uneven).is_none());
     }
 }

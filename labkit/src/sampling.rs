@@ -3,9 +3,10 @@
 //!
 //! A lab says once what its cases are and how to take one ns/op sample of an implementation on
 //! one ([`SampleSource`]); [`compare_main`] then either interleaves two implementations in this
-//! process or, with `--serve IMPL`, answers requests on stdin so that `cargo xtask compare --rev`
-//! can interleave two processes built from different git revisions, sample by sample, exactly as
-//! it interleaves two implementations in one.
+//! process (in rounds of freshly opened samplers, see [`crate::paired::rounds_for`]) or, with
+//! `--serve IMPL`, answers requests on stdin so that `cargo xtask compare --rev` can interleave
+//! two processes built from different git revisions, sample by sample, in rounds of fresh
+//! processes.
 //!
 //! Protocol, one line each way: `cases [NAME...]` → `ok <experiment>/<parameter> ...`;
 //! `open <experiment>/<parameter>` → `ok`; `sample` → `ok <ns/op>`; any failure → `error <why>`.
@@ -15,7 +16,7 @@ use std::io::{BufRead, Write};
 use std::str::FromStr;
 
 use crate::args::{RunArgs, exit_with_usage_error};
-use crate::paired::{interleave, paired_records, pairs_for};
+use crate::paired::{estimate_rounds, interleave, paired_records, rounds_for};
 use crate::record::Record;
 
 /// One comparable case: an experiment on one parameter (shape or dataset).
@@ -101,13 +102,23 @@ fn compare_in_process(source: &impl SampleSource, args: &RunArgs) -> Result<(), 
             "usage: compare A B [EXPERIMENT|PARAMETER...] [--quick|--test] [--out FILE]".into(),
         );
     };
+    let (rounds, pairs) = rounds_for(args.mode());
     let mut records: Vec<Record> = Vec::new();
     for case in source.cases(names)? {
         eprintln!("compare: {case}: {a} vs {b}");
-        let mut sample_a = source.open(a, &case)?;
-        let mut sample_b = source.open(b, &case)?;
-        let estimate = interleave(pairs_for(args.mode()), &mut sample_a, &mut sample_b)
-            .ok_or("fewer than 6 pairs")?;
+        let mut samples = Vec::with_capacity(rounds);
+        for round in 0..rounds {
+            // Fresh instances each round, opened in alternating order.
+            let (mut sample_a, mut sample_b) = if round % 2 == 0 {
+                let sample_a = source.open(a, &case)?;
+                (sample_a, source.open(b, &case)?)
+            } else {
+                let sample_b = source.open(b, &case)?;
+                (source.open(a, &case)?, sample_b)
+            };
+            samples.push(interleave(pairs, &mut sample_a, &mut sample_b));
+        }
+        let estimate = estimate_rounds(&samples).ok_or("fewer than 6 rounds")?;
         records.extend(paired_records(
             &case.experiment,
             a,

@@ -2,16 +2,16 @@
 //! checkout, interleaved sample by sample across two processes.
 //!
 //! The revision is checked out as a git worktree under `target/lab/revisions/` and built into
-//! this checkout's `target/`; each side's `compare` binary then serves samples
-//! (`labkit::sampling`), and the driver asks A, B, B, A, … exactly as the in-process comparison
-//! does, so drift on a shared machine hits both sides alike.
+//! its own `target/`; each side's `compare` binary then serves samples (`labkit::sampling`), and
+//! the driver asks A, B, B, A, … as the in-process comparison does, so drift on a shared machine
+//! hits both sides alike, in rounds of fresh processes.
 
 use std::cell::RefCell;
 use std::io::BufReader;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
-use labkit::paired::{interleave, paired_records, pairs_for};
+use labkit::paired::{estimate_rounds, interleave, paired_records, rounds_for};
 use labkit::record::{Record, RunMode};
 use labkit::sampling::SampleClient;
 
@@ -115,38 +115,44 @@ pub fn compare_across(
     b: &Side,
     names: &[String],
 ) -> Result<Vec<Record>, String> {
-    let mut side_a = Server::spawn(a.binaries, lab, a.implementation, &a.label)?;
-    let mut side_b = Server::spawn(b.binaries, lab, b.implementation, &b.label)?;
-    side_a.client.cases(&[]).map_err(|e| {
+    let spawn = |side: &Side| Server::spawn(side.binaries, lab, side.implementation, &side.label);
+    spawn(a)?.client.cases(&[]).map_err(|e| {
         format!(
             "{e}\n(revisions older than the `compare --serve` sampling protocol cannot be compared)"
         )
     })?;
-    let cases = side_b.client.cases(names)?;
+    let cases = spawn(b)?.client.cases(names)?;
+    let (rounds, pairs) = rounds_for(mode);
     let mut records = Vec::new();
-    for case in cases {
+    'cases: for case in cases {
         eprintln!("compare: {case}: {} vs {}", a.label, b.label);
-        if let Err(e) = side_a.client.open(&case) {
-            eprintln!("compare: {case} skipped: {e}");
-            continue;
+        let mut samples = Vec::with_capacity(rounds);
+        for _ in 0..rounds {
+            // Fresh processes each round: each lands differently in memory (ASLR, heap), and
+            // that spread belongs in the interval.
+            let (mut side_a, mut side_b) = (spawn(a)?, spawn(b)?);
+            if let Err(e) = side_a.client.open(&case) {
+                eprintln!("compare: {case} skipped: {e}");
+                continue 'cases;
+            }
+            side_b.client.open(&case)?;
+            let failure = RefCell::new(None);
+            let sample = |client: &mut SampleClient<_, _>| {
+                client.sample().unwrap_or_else(|e| {
+                    failure.borrow_mut().get_or_insert(e);
+                    f64::NAN
+                })
+            };
+            samples.push(interleave(
+                pairs,
+                || sample(&mut side_a.client),
+                || sample(&mut side_b.client),
+            ));
+            if let Some(e) = failure.into_inner() {
+                return Err(e);
+            }
         }
-        side_b.client.open(&case)?;
-        let failure = RefCell::new(None);
-        let sample = |client: &mut SampleClient<_, _>| {
-            client.sample().unwrap_or_else(|e| {
-                failure.borrow_mut().get_or_insert(e);
-                f64::NAN
-            })
-        };
-        let estimate = interleave(
-            pairs_for(mode),
-            || sample(&mut side_a.client),
-            || sample(&mut side_b.client),
-        );
-        if let Some(e) = failure.into_inner() {
-            return Err(e);
-        }
-        let estimate = estimate.ok_or("fewer than 6 pairs")?;
+        let estimate = estimate_rounds(&samples).ok_or("fewer than 6 rounds")?;
         records.extend(paired_records(
             &case.experiment,
             &a.label,
