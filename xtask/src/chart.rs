@@ -47,16 +47,10 @@ pub fn bar_chart(
     let group_height = series.len() as f64 * BAR + GROUP_GAP;
     let legend_height = 18.0 * series.len().div_ceil(4) as f64;
     let height = TOP + groups.len() as f64 * group_height + legend_height + 10.0;
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">
-<rect width="100%" height="100%" fill="white"/>
-<text x="8" y="18" font-size="14" font-weight="bold">{}</text>
-<text x="8" y="34" fill="#555">{} — longer is more; bars share one linear scale</text>
-"##,
-        escape(title),
-        escape(unit)
+    let mut svg = document(
+        height,
+        title,
+        &format!("{unit} — longer is more; bars share one linear scale"),
     );
     for (g, (label, values)) in groups.iter().enumerate() {
         let y0 = TOP + g as f64 * group_height;
@@ -94,6 +88,19 @@ pub fn bar_chart(
         TOP + groups.len() as f64 * group_height + 4.0,
     );
     svg
+}
+
+/// The start of a chart document: white background, title and a subtitle saying how to read it.
+fn document(height: f64, title: &str, subtitle: &str) -> String {
+    format!(
+        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">
+<rect width="100%" height="100%" fill="white"/>
+<text x="8" y="18" font-size="14" font-weight="bold">{}</text>
+<text x="8" y="34" fill="#555">{}</text>
+"##,
+        escape(title),
+        escape(subtitle)
+    )
 }
 
 /// Rows of four colour keys from `top` down, and the end of the document.
@@ -173,18 +180,14 @@ pub fn log_log_chart(
         |y: f64| PLOT_TOP + PLOT_HEIGHT - (y.log10() - y_low) / (y_high - y_low) * PLOT_HEIGHT;
     let legend_top = PLOT_TOP + PLOT_HEIGHT + 42.0;
     let height = legend_top + 18.0 * series.len().div_ceil(4) as f64 + 8.0;
-    let mut svg = String::new();
-    let _ = write!(
+    let mut svg = document(
+        height,
+        title,
+        &format!("{y_axis} against {x_axis}, both axes logarithmic; lower is less"),
+    );
+    let _ = writeln!(
         svg,
-        r##"<svg xmlns="http://www.w3.org/2000/svg" width="{WIDTH}" height="{height}" viewBox="0 0 {WIDTH} {height}" font-family="sans-serif" font-size="11">
-<rect width="100%" height="100%" fill="white"/>
-<text x="8" y="18" font-size="14" font-weight="bold">{}</text>
-<text x="8" y="34" fill="#555">{} against {}, both axes logarithmic; lower is less</text>
-<rect x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_WIDTH}" height="{PLOT_HEIGHT}" fill="none" stroke="#999"/>
-"##,
-        escape(title),
-        escape(y_axis),
-        escape(x_axis)
+        r##"<rect x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_WIDTH}" height="{PLOT_HEIGHT}" fill="none" stroke="#999"/>"##
     );
     for tick in log_ticks(10f64.powf(x_low), 10f64.powf(x_high)) {
         let x = x_at(tick);
