@@ -98,9 +98,18 @@ impl Environment {
         let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
         let revision = command_line("git", &["rev-parse", "--short", "HEAD"], root)
             .unwrap_or_else(|| "unknown".to_owned());
+        // Changed results under bench-results/ are output, not code that ran: a comparison
+        // written a minute ago does not make the next measurement "dirty".
         let dirty = command_line(
             "git",
-            &["status", "--porcelain", "--untracked-files=no"],
+            &[
+                "status",
+                "--porcelain",
+                "--untracked-files=no",
+                "--",
+                ".",
+                ":(exclude)bench-results",
+            ],
             root,
         )
         .is_some_and(|s| !s.is_empty());
