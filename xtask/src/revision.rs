@@ -93,7 +93,8 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
-        // Closing stdin ends the serve loop; a server that already failed is reaped alike.
+        // A server keeps no results, so it is stopped outright (and one that already exited is
+        // only reaped).
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
