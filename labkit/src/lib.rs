@@ -1,6 +1,9 @@
-//! Shared measurement kit for the lab: everything that both labs (dedup, pending-ack) need
-//! to turn a workload into numbers, written once.
+//! Shared measurement kit for the lab: everything every lab needs to turn a workload into numbers,
+//! written once.
 //!
+//! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
+//!   parameters, how a case runs, its report), which every binary and the driver read.
+//! - [`measure`]: the `main` of every measurement binary, generic over a description.
 //! - [`args`]: the command line every measurement binary accepts.
 //! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
 //!   installed only by measurement binaries, never by timing binaries.
@@ -10,16 +13,21 @@
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
 //! - [`compare`]: ratios and the faster / slower / inconclusive verdict.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
-//! - [`sampling`]: the labs' `compare` binaries: samplers per case, in-process interleaving, and
-//!   a line protocol serving them to `cargo xtask compare --rev`.
-//! - [`table`]: a markdown table renderer.
+//! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
+//!   to `cargo xtask compare --rev`.
+//! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
+//!   SVG charts.
 
 pub mod alloc;
 pub mod args;
+pub mod chart;
 pub mod compare;
 pub mod env;
 pub mod footprint;
+pub mod lab;
+pub mod measure;
 pub mod paired;
 pub mod record;
+pub mod report;
 pub mod sampling;
 pub mod table;

@@ -1,8 +1,8 @@
 //! Samplers behind the labs' `compare` binaries, and a line protocol that serves them to another
 //! process.
 //!
-//! A lab says once what its cases are and how to take one ns/op sample of an implementation on
-//! one ([`SampleSource`]); [`compare_main`] then either interleaves two implementations in this
+//! A source says what its cases are and how to take one ns/op sample of an implementation on
+//! one ([`SampleSource`]; every lab is one through [`crate::measure::compare_main`]); [`compare_main`] then either interleaves two implementations in this
 //! process (in rounds of freshly opened samplers, see [`crate::paired::rounds_for`]) or, with
 //! `--serve IMPL`, answers requests on stdin so that `cargo xtask compare --rev` can interleave
 //! two processes built from different git revisions, sample by sample, in rounds of fresh
@@ -11,48 +11,12 @@
 //! Protocol, one line each way: `cases [NAME...]` → `ok <experiment>/<parameter> ...`;
 //! `open <experiment>/<parameter>` → `ok`; `sample` → `ok <ns/op>`; any failure → `error <why>`.
 
-use std::fmt;
 use std::io::{BufRead, Write};
-use std::str::FromStr;
 
 use crate::args::{RunArgs, exit_with_usage_error};
+use crate::lab::BenchCase;
 use crate::paired::{estimate_rounds, interleave, paired_records, rounds_for};
 use crate::record::Record;
-
-/// One comparable case: an experiment on one parameter (shape or dataset).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BenchCase {
-    pub experiment: String,
-    pub parameter: String,
-}
-
-impl BenchCase {
-    pub fn new(experiment: &str, parameter: &str) -> Self {
-        Self {
-            experiment: experiment.to_owned(),
-            parameter: parameter.to_owned(),
-        }
-    }
-}
-
-impl fmt::Display for BenchCase {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}/{}", self.experiment, self.parameter)
-    }
-}
-
-impl FromStr for BenchCase {
-    type Err = String;
-
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.split_once('/') {
-            Some((e, p)) if !e.is_empty() && !p.is_empty() && !p.contains('/') => {
-                Ok(Self::new(e, p))
-            }
-            _ => Err(format!("`{s}` is not a case `<experiment>/<parameter>`")),
-        }
-    }
-}
 
 /// Takes one sample, in ns/op, of a prepared implementation on one case.
 pub type Sampler = Box<dyn FnMut() -> f64>;
@@ -262,16 +226,6 @@ mod tests {
             .lines()
             .map(str::to_owned)
             .collect()
-    }
-
-    #[test]
-    fn cases_round_trip_and_reject_malformed_ids() {
-        let case: BenchCase = "remove-all-up-to/50k-in-1".parse().unwrap();
-        assert_eq!(case, BenchCase::new("remove-all-up-to", "50k-in-1"));
-        assert_eq!(case.to_string(), "remove-all-up-to/50k-in-1");
-        for bad in ["", "a", "a/", "/b", "a/b/c"] {
-            assert!(bad.parse::<BenchCase>().is_err(), "{bad}");
-        }
     }
 
     #[test]

@@ -2,7 +2,9 @@
 
 use std::path::{Path, PathBuf};
 
-use labkit::record::{BenchId, Interval, Metric, Record};
+use anyhow::{Context, Result, anyhow, bail};
+use labkit::lab::{BenchCase, Lab, counted_cases_of, experiment};
+use labkit::record::{Interval, Metric, Record};
 use serde::Deserialize;
 
 #[derive(Deserialize)]
@@ -41,22 +43,22 @@ struct CriterionEstimates {
 /// Records from one criterion benchmark directory (`.../new/` holding `benchmark.json` and
 /// `estimates.json`): the median ns per iteration with its confidence interval, and aggregate
 /// ops/s when the bench declared element throughput (threads per iteration).
-pub fn criterion_records(new_dir: &Path) -> Result<Vec<Record>, String> {
+pub fn criterion_records(new_dir: &Path) -> Result<Vec<Record>> {
     let read = |name: &str| {
         let path = new_dir.join(name);
-        std::fs::read_to_string(&path).map_err(|e| format!("cannot read {}: {e}", path.display()))
+        std::fs::read_to_string(&path).with_context(|| format!("cannot read {}", path.display()))
     };
     let bench: CriterionBenchmark = serde_json::from_str(&read("benchmark.json")?)
-        .map_err(|e| format!("{}: {e}", new_dir.display()))?;
+        .with_context(|| new_dir.display().to_string())?;
     let estimates: CriterionEstimates = serde_json::from_str(&read("estimates.json")?)
-        .map_err(|e| format!("{}: {e}", new_dir.display()))?;
+        .with_context(|| new_dir.display().to_string())?;
     let (Some(implementation), Some(parameter)) = (bench.function_id, bench.value_str) else {
-        return Err(format!(
+        bail!(
             "{}: criterion id is not <experiment>/<implementation>/<parameter>",
             new_dir.display()
-        ));
+        );
     };
-    let id = BenchId::new(&bench.group_id, &implementation, &parameter);
+    let id = BenchCase::new(&bench.group_id, &parameter).id(&implementation);
     let median = estimates.median;
     let ci = &median.confidence_interval;
     let mut records = vec![
@@ -103,7 +105,7 @@ fn files_named(root: &Path, name: &str) -> Vec<PathBuf> {
 
 /// Every criterion result below `home` (a `CRITERION_HOME`): the `new/` directories, which hold
 /// the latest run (`base/` and named baselines are earlier ones).
-pub fn criterion_tree(home: &Path) -> Result<Vec<Record>, String> {
+pub fn criterion_tree(home: &Path) -> Result<Vec<Record>> {
     let mut records = Vec::new();
     for estimates in files_named(home, "estimates.json") {
         let dir = estimates.parent().expect("a file has a parent");
@@ -114,19 +116,18 @@ pub fn criterion_tree(home: &Path) -> Result<Vec<Record>, String> {
     Ok(records)
 }
 
-/// One gungraun benchmark's result: its group, function, bench id and instruction count.
+/// One gungraun benchmark's result: its function (an implementation's registry module), bench id
+/// (`case_<n>`) and instruction count.
 #[derive(Debug, PartialEq)]
 pub struct GungraunSummary {
-    pub group: String,
     pub function: String,
     pub id: String,
     pub instructions: u64,
 }
 
 /// The instruction count (`Ir`) of a gungraun 0.20 `summary.json`.
-pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary, String> {
-    let summary: serde_json::Value =
-        serde_json::from_str(summary_json).map_err(|e| format!("not JSON: {e}"))?;
+pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary> {
+    let summary: serde_json::Value = serde_json::from_str(summary_json).context("not JSON")?;
     let text = |pointer: &str| {
         summary
             .pointer(pointer)
@@ -136,38 +137,43 @@ pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary, Stri
     let instructions = summary
         .pointer("/profiles/0/data/total/metrics/Ir/values/new")
         .and_then(serde_json::Value::as_u64)
-        .ok_or("gungraun summary without a callgrind Ir count")?;
+        .ok_or_else(|| anyhow!("gungraun summary without a callgrind Ir count"))?;
     Ok(GungraunSummary {
-        group: text("/group").ok_or("gungraun summary without group")?,
-        function: text("/function_name").ok_or("gungraun summary without function_name")?,
+        function: text("/function_name")
+            .ok_or_else(|| anyhow!("gungraun summary without function_name"))?,
         id: text("/id").unwrap_or_default(),
         instructions,
     })
 }
 
-/// A Rust identifier as a lab name: groups and functions are named like experiments and
-/// implementation modules (`remove_all_up_to` → `remove-all-up-to`), and bench ids like
-/// parameters, with a leading `_` when the name starts with a digit (`_50k_in_1` → `50k-in-1`).
-pub fn lab_name(identifier: &str) -> String {
-    identifier.trim_start_matches('_').replace('_', "-")
+/// The counted case a gungraun bench id (`case_<n>`) stands for: the n-th of the lab's
+/// [`counted_cases_of`], which is how `labkit::instruction_benches!` numbers them.
+pub fn counted_case(lab: &dyn Lab, bench_id: &str) -> Result<BenchCase> {
+    let cases = counted_cases_of(lab);
+    bench_id
+        .strip_prefix("case_")
+        .and_then(|n| n.parse::<usize>().ok())
+        .and_then(|n| cases.get(n).cloned())
+        .ok_or_else(|| {
+            anyhow!(
+                "gungraun bench id `{bench_id}` is not one of {}'s counted cases",
+                lab.name()
+            )
+        })
 }
 
-/// Instructions per op for every `summary.json` below `dir`, as
-/// `<group>/<function>/<bench id>`; `ops_per_run` gives each experiment's op count.
-pub fn gungraun_tree(dir: &Path, ops_per_run: fn(&str) -> u64) -> Result<Vec<Record>, String> {
+/// Instructions per op for every `summary.json` below `dir`.
+pub fn gungraun_tree(dir: &Path, lab: &dyn Lab) -> Result<Vec<Record>> {
     let mut records = Vec::new();
     for path in files_named(dir, "summary.json") {
-        let text =
-            std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let summary =
-            gungraun_instructions(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let experiment = lab_name(&summary.group);
-        let id = BenchId::new(
-            &experiment,
-            &lab_name(&summary.function),
-            &lab_name(&summary.id),
-        );
-        let per_op = summary.instructions as f64 / ops_per_run(&experiment) as f64;
+        let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
+        let summary = gungraun_instructions(&text).with_context(|| path.display().to_string())?;
+        let case = counted_case(lab, &summary.id)?;
+        let ops = experiment(lab, &case.experiment)
+            .map_err(|e| anyhow!(e))?
+            .ops(lab.counted_ops());
+        let id = case.id(&summary.function.replace('_', "-"));
+        let per_op = summary.instructions as f64 / ops as f64;
         records.push(Record::new(id, Metric::InstructionsPerOp, per_op));
     }
     Ok(records)
@@ -217,17 +223,28 @@ mod tests {
     }
 
     #[test]
-    fn gungraun_summary_gives_instructions() {
-        let json = r#"{"group":"remove_all_up_to","function_name":"nested_tree","id":"_50k_in_1","profiles":[{"data":{"parts":[],"total":{"metrics":{"Ir":{"values":{"new":52000}},"Dr":{"values":{"new":1}}}}}}]}"#;
-        let summary = gungraun_instructions(json).unwrap();
-        assert_eq!(
-            (summary.group.as_str(), summary.instructions),
-            ("remove_all_up_to", 52000)
+    fn gungraun_summaries_become_per_op_records_of_the_counted_case() {
+        let lab = crate::labs::find("pending-ack").unwrap();
+        let dir = std::env::temp_dir().join(format!("xtask-gungraun-{}", std::process::id()));
+        let case = counted_cases_of(lab)
+            .iter()
+            .position(|c| c.experiment == "remove-all-up-to")
+            .unwrap();
+        std::fs::create_dir_all(&dir).unwrap();
+        let json = format!(
+            r#"{{"group":"instructions","function_name":"nested_tree","id":"case_{case}","profiles":[{{"data":{{"parts":[],"total":{{"metrics":{{"Ir":{{"values":{{"new":52000}}}},"Dr":{{"values":{{"new":1}}}}}}}}}}}}]}}"#
         );
-        assert_eq!(lab_name(&summary.group), "remove-all-up-to");
-        assert_eq!(lab_name(&summary.function), "nested-tree");
-        assert_eq!(lab_name(&summary.id), "50k-in-1");
-        assert_eq!(lab_name("single"), "single");
+        std::fs::write(dir.join("summary.json"), json).unwrap();
+        let records = gungraun_tree(&dir, lab).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert_eq!(records.len(), 1);
+        assert_eq!(
+            records[0].id.to_string(),
+            "remove-all-up-to/nested-tree/50k-in-1"
+        );
+        assert_eq!(records[0].value, 52000.0, "a cleanup is one op");
         assert!(gungraun_instructions("{}").is_err());
+        assert!(counted_case(lab, "case_999").is_err());
+        assert!(counted_case(lab, "_50k_in_1").is_err());
     }
 }

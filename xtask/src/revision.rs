@@ -11,30 +11,30 @@ use std::io::BufReader;
 use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
+use anyhow::{Context, Result, anyhow, bail};
+use labkit::lab::Lab;
 use labkit::paired::{estimate_rounds, interleave, paired_records, rounds_for};
 use labkit::record::{Record, RunMode};
 use labkit::sampling::SampleClient;
 
-use crate::build::BenchBinaries;
-use crate::labs::Lab;
-use crate::{root, run};
+use crate::binaries::BenchBinaries;
+use crate::process::{root, run};
 
 /// Output of `git <args>` in this checkout.
-fn git(args: &[&str]) -> Result<String, String> {
+fn git(args: &[&str]) -> Result<String> {
     let out = Command::new("git")
         .args(args)
         .current_dir(root())
         .output()
-        .map_err(|e| format!("cannot run git: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
-    } else {
-        Err(format!(
+        .context("cannot run git")?;
+    if !out.status.success() {
+        bail!(
             "git {}: {}",
             args.join(" "),
             String::from_utf8_lossy(&out.stderr).trim()
-        ))
+        );
     }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_owned())
 }
 
 /// A revision checked out beside this one.
@@ -44,10 +44,19 @@ pub struct Checkout {
     pub short: String,
 }
 
-/// `rev` checked out (once) as a detached worktree under `target/lab/revisions/<commit>`.
-pub fn checkout(rev: &str) -> Result<Checkout, String> {
+/// `rev` checked out (once) as a detached worktree under `target/lab/revisions/<commit>`, after
+/// checking that it has `lab`.
+pub fn checkout(rev: &str, lab: &dyn Lab) -> Result<Checkout> {
     let commit = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
-        .map_err(|_| format!("`{rev}` is not a git revision of this repository"))?;
+        .map_err(|_| anyhow!("`{rev}` is not a git revision of this repository"))?;
+    let manifest = format!("{commit}:{}/Cargo.toml", lab.package());
+    if git(&["cat-file", "-e", &manifest]).is_err() {
+        bail!(
+            "revision `{rev}` has no {} (no {}/Cargo.toml)",
+            lab.name(),
+            lab.package()
+        );
+    }
     let short = git(&["rev-parse", "--short", &commit])?;
     let dir = root().join("target/lab/revisions").join(&commit);
     if !dir.join("Cargo.toml").exists() {
@@ -71,17 +80,17 @@ struct Server {
 impl Server {
     fn spawn(
         binaries: &BenchBinaries,
-        lab: &Lab,
+        lab: &dyn Lab,
         implementation: &str,
         name: &str,
-    ) -> Result<Self, String> {
+    ) -> Result<Self> {
         let mut child = binaries
             .command(lab, "compare")?
             .args(["--serve", implementation])
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .spawn()
-            .map_err(|e| format!("cannot start {name}'s compare binary: {e}"))?;
+            .with_context(|| format!("cannot start {name}'s compare binary"))?;
         let requests = child.stdin.take().expect("stdin is piped");
         let replies = BufReader::new(child.stdout.take().expect("stdout is piped"));
         Ok(Self {
@@ -110,19 +119,19 @@ pub struct Side<'a> {
 /// Paired records of side `a` against side `b` on the cases `names` select (as `b`'s build names
 /// them); cases `a`'s build does not know are skipped.
 pub fn compare_across(
-    lab: &Lab,
+    lab: &dyn Lab,
     mode: RunMode,
     a: &Side,
     b: &Side,
     names: &[String],
-) -> Result<Vec<Record>, String> {
+) -> Result<Vec<Record>> {
     let spawn = |side: &Side| Server::spawn(side.binaries, lab, side.implementation, &side.label);
     spawn(a)?.client.cases(&[]).map_err(|e| {
-        format!(
+        anyhow!(
             "{e}\n(revisions older than the `compare --serve` sampling protocol cannot be compared)"
         )
     })?;
-    let cases = spawn(b)?.client.cases(names)?;
+    let cases = spawn(b)?.client.cases(names).map_err(|e| anyhow!(e))?;
     let (rounds, pairs) = rounds_for(mode);
     let mut records = Vec::new();
     'cases: for case in cases {
@@ -136,7 +145,7 @@ pub fn compare_across(
                 eprintln!("compare: {case} skipped: {e}");
                 continue 'cases;
             }
-            side_b.client.open(&case)?;
+            side_b.client.open(&case).map_err(|e| anyhow!(e))?;
             let failure = RefCell::new(None);
             let sample = |client: &mut SampleClient<_, _>| {
                 client.sample().unwrap_or_else(|e| {
@@ -150,10 +159,10 @@ pub fn compare_across(
                 || sample(&mut side_b.client),
             ));
             if let Some(e) = failure.into_inner() {
-                return Err(e);
+                bail!(e);
             }
         }
-        let estimate = estimate_rounds(&samples).ok_or("fewer than 6 rounds")?;
+        let estimate = estimate_rounds(&samples).ok_or_else(|| anyhow!("fewer than 6 rounds"))?;
         records.extend(paired_records(
             &case.experiment,
             &a.label,

@@ -1,9 +1,11 @@
 //! `dense-window`: a layout built from how pending acks behave. Within a ledger, entries are
 //! dispatched in increasing, nearly contiguous entry-id order, acked mostly near-FIFO and cleaned
-//! up by prefix; ledgers arrive in increasing order and leave from the front.
+//! up by prefix; ledgers arrive in increasing order and leave from the front. (This text is also
+//! the design notes of the lab's report, so it is written once.)
 //!
-//! - Outer level: a `VecDeque` of ledgers sorted by id. New ledgers are pushed at the back, drained
-//!   ones popped at the front; lookups try the newest and oldest ledger, then binary-search.
+//! - Outer level: a `VecDeque` of ledgers sorted by id, 32 bytes per ledger. New ledgers are
+//!   pushed at the back, drained ones popped at the front; lookups try the newest and oldest
+//!   ledger, then a hinted binary search.
 //! - Per ledger, adaptive storage:
 //!   - `One`: a single entry stored inline (no allocation; the 1-entry-per-ledger sparse case);
 //!   - `Ring`: a ring of packed values indexed by `entry − base`, `ABSENT` for holes. Exact ops are
@@ -14,10 +16,12 @@
 //!   prefix cleanup (`remove_all_up_to`) shrinks a ring that holds less than a quarter of its
 //!   capacity; rings emptied by single removes (a rolling window) are kept as spares and reused
 //!   by the next ledgers, so a steady dispatch/ack cycle allocates nothing even when many small
-//!   ledgers drain out of order. Spares hold at most 2 slots per live entry plus
-//!   [`SPARE_FLOOR_SLOTS`]. Cleanup paths (`remove_all_up_to`, `drain`)
-//!   drop the spares. Single removes never convert a ring: it only shrinks in span, so its memory
-//!   stays bounded by its peak until it empties or a cleanup shrinks it.
+//!   ledgers drain out of order. Spares hold at most 2 slots per live entry plus 1,024 slots
+//!   (`SPARE_FLOOR_SLOTS`). Cleanup paths (`remove_all_up_to`, `drain`) drop the spares.
+//! - Costs: single removes never convert a ring: it only shrinks in span, so a ring thinned by
+//!   random single acks keeps its span (8 bytes per slot) until its front is acked or a cleanup
+//!   runs; a ledger that turned sparse stays a `BTreeMap` until it empties; an entry far before a
+//!   ring's base grows the ring at the front (bounded by the same density limit).
 
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::atomic::{AtomicUsize, Ordering};

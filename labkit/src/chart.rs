@@ -5,6 +5,7 @@
 use std::fmt::Write;
 
 /// A chart file to write beside a report: `charts/<stem>.svg`.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Chart {
     pub stem: String,
     pub title: String,
@@ -29,9 +30,10 @@ fn escape(text: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Horizontal grouped bars. `series` names the bars of every group (implementations);
-/// `groups` holds, per case, one optional value per series (missing values draw no bar).
-/// `format` prints a value next to its bar.
+/// Horizontal grouped bars. `series` names the bars of every group (implementations, the baseline
+/// first); `groups` holds, per case, one optional value per series (missing values draw no bar).
+/// A dashed line across each group marks its baseline value. `format` prints a value next to its
+/// bar; `unit` heads the subtitle (say there which direction is better).
 pub fn bar_chart(
     title: &str,
     unit: &str,
@@ -50,7 +52,7 @@ pub fn bar_chart(
     let mut svg = document(
         height,
         title,
-        &format!("{unit} — longer is more; bars share one linear scale"),
+        &format!("{unit}; bars share one linear scale; dashed line: the baseline"),
     );
     for (g, (label, values)) in groups.iter().enumerate() {
         let y0 = TOP + g as f64 * group_height;
@@ -61,6 +63,17 @@ pub fn bar_chart(
             y0 + series.len() as f64 * BAR / 2.0 + 4.0,
             escape(label)
         );
+        if let Some(Some(base)) = values.first()
+            && max > 0.0
+        {
+            let x = LABEL_WIDTH + base / max * plot;
+            let _ = writeln!(
+                svg,
+                r##"<line x1="{x:.1}" y1="{:.1}" x2="{x:.1}" y2="{:.1}" stroke="#222" stroke-dasharray="3,2"/>"##,
+                y0 - 1.0,
+                y0 + series.len() as f64 * BAR
+            );
+        }
         for (i, value) in values.iter().enumerate() {
             let Some(value) = value else { continue };
             let y = y0 + i as f64 * BAR;
@@ -82,9 +95,20 @@ pub fn bar_chart(
             );
         }
     }
+    let names: Vec<String> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| {
+            if i == 0 {
+                format!("{s} (baseline)")
+            } else {
+                s.to_string()
+            }
+        })
+        .collect();
     legend(
         &mut svg,
-        series,
+        &names,
         TOP + groups.len() as f64 * group_height + 4.0,
     );
     svg
@@ -104,7 +128,7 @@ fn document(height: f64, title: &str, subtitle: &str) -> String {
 }
 
 /// Rows of four colour keys from `top` down, and the end of the document.
-fn legend(svg: &mut String, series: &[&str], top: f64) {
+fn legend(svg: &mut String, series: &[String], top: f64) {
     for (i, name) in series.iter().enumerate() {
         let x = 8.0 + (i % 4) as f64 * 210.0;
         let y = top + (i / 4) as f64 * 18.0;
@@ -120,9 +144,13 @@ fn legend(svg: &mut String, series: &[&str], top: f64) {
     svg.push_str("</svg>\n");
 }
 
-/// The 1-2-5 sequence of values within `[low, high]`, for log-axis ticks.
+/// The 1-2-5 sequence of values within `[low, high]`, for log-axis ticks; none unless both bounds
+/// are positive and finite (an empty chart has no range).
 fn log_ticks(low: f64, high: f64) -> Vec<f64> {
     let mut ticks = Vec::new();
+    if !(low > 0.0 && low.is_finite() && high.is_finite() && low <= high) {
+        return ticks;
+    }
     let mut decade = 10f64.powf(low.log10().floor());
     while decade <= high {
         for step in [1.0, 2.0, 5.0] {
@@ -166,6 +194,9 @@ pub fn log_log_chart(
             .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
     };
     let range = |values: Vec<f64>| {
+        if values.is_empty() {
+            return (0.0, 1.0); // nothing to draw: one empty decade
+        }
         let low = values.iter().copied().fold(f64::INFINITY, f64::min);
         let high = values.iter().copied().fold(0.0, f64::max);
         // Whole 1-2-5 steps around the data, so every point sits inside the frame.
@@ -217,8 +248,19 @@ pub fn log_log_chart(
         PLOT_TOP + PLOT_HEIGHT + 30.0,
         escape(x_axis)
     );
+    // A series identical to an earlier one would hide under it: draw it dashed, and say so.
+    let same_as: Vec<Option<usize>> = (0..lines.len())
+        .map(|i| {
+            (0..i).find(|&j| !lines[i].is_empty() && points_of(&lines[j]) == points_of(&lines[i]))
+        })
+        .collect();
     for (i, line) in lines.iter().enumerate() {
         let colour = PALETTE[i % PALETTE.len()];
+        let dash = if same_as[i].is_some() {
+            r#" stroke-dasharray="6,4""#
+        } else {
+            ""
+        };
         let mut sorted: Vec<&(f64, f64, String)> = line
             .iter()
             .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
@@ -230,7 +272,7 @@ pub fn log_log_chart(
             .collect();
         let _ = writeln!(
             svg,
-            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="1.5"/>"#,
+            r#"<polyline points="{}" fill="none" stroke="{colour}" stroke-width="1.5"{dash}/>"#,
             path.join(" ")
         );
         for (x, y, label) in sorted {
@@ -244,8 +286,23 @@ pub fn log_log_chart(
             );
         }
     }
-    legend(&mut svg, series, legend_top);
+    let names: Vec<String> = series
+        .iter()
+        .zip(&same_as)
+        .map(|(s, same)| match same {
+            Some(j) => format!("{s} (dashed: same as {})", series[*j]),
+            None => s.to_string(),
+        })
+        .collect();
+    legend(&mut svg, &names, legend_top);
     svg
+}
+
+/// A series' points without their labels, for spotting coinciding lines.
+fn points_of(line: &[(f64, f64, String)]) -> Vec<(u64, u64)> {
+    line.iter()
+        .map(|(x, y, _)| (x.to_bits(), y.to_bits()))
+        .collect()
 }
 
 #[cfg(test)]
@@ -270,6 +327,37 @@ mod tests {
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot)));
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot / 2.0)));
         assert_eq!(svg.matches("<title>").count(), 3);
+    }
+
+    #[test]
+    fn empty_charts_render_without_a_range() {
+        assert!(log_ticks(f64::INFINITY, 0.0).is_empty());
+        assert!(log_ticks(0.0, 10.0).is_empty());
+        let svg = log_log_chart("t", "x", "y", &["a", "b"], &[vec![], vec![]]);
+        assert!(svg.ends_with("</svg>\n") && !svg.contains("<circle"));
+        let svg = bar_chart("t", "ns/op", &["a"], &[], |v| format!("{v}"));
+        assert!(svg.ends_with("</svg>\n"));
+    }
+
+    #[test]
+    fn coinciding_series_are_drawn_dashed_and_named_in_the_legend() {
+        let line = vec![(1.0, 2.0, "p".to_owned()), (10.0, 3.0, "q".to_owned())];
+        let svg = log_log_chart("t", "x", "y", &["a", "b"], &[line.clone(), line]);
+        assert_eq!(svg.matches("stroke-dasharray").count(), 1, "{svg}");
+        assert!(svg.contains("b (dashed: same as a)"), "{svg}");
+    }
+
+    #[test]
+    fn bar_groups_mark_their_baseline() {
+        let svg = bar_chart(
+            "t",
+            "ns/op — shorter is better",
+            &["base", "x"],
+            &[("row".into(), vec![Some(4.0), Some(8.0)])],
+            |v| format!("{v}"),
+        );
+        assert!(svg.contains("stroke-dasharray"), "{svg}");
+        assert!(svg.contains("base (baseline)") && svg.contains("shorter is better"));
     }
 
     #[test]

@@ -1,11 +1,50 @@
-//! Report building blocks shared by every lab: the environment header and comparison tables in
-//! the seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×).
-
-use labkit::compare::{Verdict, compare};
-use labkit::record::{BenchId, Metric, Record, ResultSet};
-use labkit::table::{Align, Table, format_bytes, format_change, format_number};
+//! Report building blocks shared by every lab: the environment header, comparison tables in the
+//! seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×), charts, and
+//! prose templates whose `{{name}}` slots a lab fills with generated tables.
 
 use crate::chart::{Chart, bar_chart};
+use crate::compare::{Verdict, compare};
+use crate::lab::{Experiment, Parameter};
+use crate::record::{BenchId, Metric, Record, ResultSet};
+use crate::table::{Align, Table, format_bytes, format_change, format_number};
+
+/// What a lab's report adds below the environment header: markdown and the charts it links.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub body: String,
+    pub charts: Vec<Chart>,
+}
+
+/// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
+/// without a slot, is an error (so prose and generated tables cannot drift apart silently).
+pub fn fill(template: &str, values: &[(&str, String)]) -> Result<String, String> {
+    let mut out = String::with_capacity(template.len());
+    let mut rest = template;
+    let mut used = vec![false; values.len()];
+    while let Some(start) = rest.find("{{") {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 2..];
+        let end = after
+            .find("}}")
+            .ok_or_else(|| format!("unclosed `{{{{` in template near `{}`", &rest[start..]))?;
+        let name = after[..end].trim();
+        let (i, (_, value)) = values
+            .iter()
+            .enumerate()
+            .find(|(_, (n, _))| *n == name)
+            .ok_or_else(|| format!("template slot `{{{{{name}}}}}` has no value"))?;
+        used[i] = true;
+        out.push_str(value);
+        rest = &after[end + 2..];
+    }
+    out.push_str(rest);
+    match values.iter().zip(&used).find(|(_, u)| !**u) {
+        Some(((name, _), _)) => Err(format!(
+            "value `{name}` has no `{{{{{name}}}}}` slot in the template"
+        )),
+        None => Ok(out),
+    }
+}
 
 /// The header every report starts with: what was run, where, and how to read it.
 pub fn environment_section(set: &ResultSet) -> String {
@@ -30,6 +69,23 @@ pub fn format_metric(metric: Metric, value: f64) -> String {
     match metric {
         Metric::RetainedBytes | Metric::RetainedUsableBytes => format_bytes(value),
         _ => format_number(value),
+    }
+}
+
+/// A value of `metric` with its unit scaled for a chart label: `1.25 ms`, `42.0 ns`, `2.13 MiB`.
+pub fn format_scaled(metric: Metric, value: f64) -> String {
+    match metric {
+        Metric::NsPerOp => {
+            let (scaled, unit) = match value {
+                v if v >= 1e9 => (v / 1e9, "s"),
+                v if v >= 1e6 => (v / 1e6, "ms"),
+                v if v >= 1e3 => (v / 1e3, "µs"),
+                v => (v, "ns"),
+            };
+            format!("{} {unit}", format_number(scaled))
+        }
+        Metric::RetainedBytes | Metric::RetainedUsableBytes => format_bytes(value),
+        m => format!("{} {}", format_number(value), m.unit()),
     }
 }
 
@@ -65,10 +121,47 @@ fn column_header(metric: Metric) -> &'static str {
 }
 
 /// One row of a comparison table: an experiment and parameter, and how to label it.
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Row {
     pub experiment: String,
     pub parameter: String,
     pub label: String,
+    /// The shorter label of its group in charts.
+    pub chart_label: String,
+}
+
+impl Row {
+    pub fn new(experiment: &str, parameter: &str, label: &str) -> Self {
+        Self {
+            experiment: experiment.to_owned(),
+            parameter: parameter.to_owned(),
+            label: label.to_owned(),
+            chart_label: parameter.to_owned(),
+        }
+    }
+
+    /// The row of one parameter of `experiment`: `` `name`: label ``, marked oversubscribed when
+    /// it runs more threads than `cores` (in the chart too).
+    pub fn of(experiment: &Experiment, parameter: &Parameter, cores: usize) -> Self {
+        let mut row = Self::new(
+            experiment.name,
+            &parameter.name,
+            &format!("`{}`: {}", parameter.name, parameter.label_on(cores)),
+        );
+        if parameter.threads > cores {
+            row.chart_label = format!("{} (oversubscribed)", parameter.name);
+        }
+        row
+    }
+
+    /// Every parameter of `experiment` as a row.
+    pub fn all(experiment: &Experiment, cores: usize) -> Vec<Self> {
+        experiment
+            .parameters
+            .iter()
+            .map(|p| Self::of(experiment, p, cores))
+            .collect()
+    }
 }
 
 /// A comparison table: one row per (experiment, parameter), one column per implementation
@@ -140,15 +233,24 @@ pub fn metric_chart(
                         .map(|r| r.value)
                 })
                 .collect();
-            (row.parameter.clone(), values)
+            (row.chart_label.clone(), values)
         })
         .collect();
+    let reading = if metric.higher_is_better() {
+        "longer is better"
+    } else {
+        "shorter is better"
+    };
     Chart {
         stem: stem.to_owned(),
         title: title.to_owned(),
-        svg: bar_chart(title, metric.unit(), implementations, &groups, |v| {
-            format_metric(metric, v)
-        }),
+        svg: bar_chart(
+            title,
+            &format!("{} — {reading}", metric.unit()),
+            implementations,
+            &groups,
+            |v| format_scaled(metric, v),
+        ),
     }
 }
 
@@ -161,7 +263,7 @@ pub fn paired_table(
     b: &str,
     label: impl Fn(&BenchId) -> String,
 ) -> Table {
-    let ratio_name = labkit::paired::ratio_implementation(a, b);
+    let ratio_name = crate::paired::ratio_implementation(a, b);
     let mut table = Table::new()
         .column("Case", Align::Left)
         .column(&format!("{a} (ns/op)"), Align::Right)
@@ -198,7 +300,7 @@ pub fn paired_table(
             }
             None => percent(ratio.value),
         };
-        let b_side = labkit::paired::b_side_name(a, b);
+        let b_side = crate::paired::b_side_name(a, b);
         table.row(vec![label(&ratio.id), side(a), side(&b_side), change]);
     }
     table
@@ -242,8 +344,8 @@ pub fn joined_table(set: &ResultSet) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::env::Environment;
-    use labkit::record::{Interval, RunMode};
+    use crate::env::Environment;
+    use crate::record::{Interval, RunMode};
 
     fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
         Record::new(
@@ -274,11 +376,7 @@ mod tests {
             timed("fast", 20.0, 1.0),
             timed("close", 40.8, 1.0),
         ]);
-        let rows = [Row {
-            experiment: "admission".into(),
-            parameter: "single".into(),
-            label: "1 thread".into(),
-        }];
+        let rows = [Row::new("admission", "single", "1 thread")];
         let out = comparison_table(
             &s,
             Metric::NsPerOp,
@@ -308,11 +406,7 @@ mod tests {
                 v,
             )
         };
-        let rows = [Row {
-            experiment: "admission".into(),
-            parameter: "single".into(),
-            label: "single".into(),
-        }];
+        let rows = [Row::new("admission", "single", "single")];
         let s = set(vec![
             count("base", 0.0),
             count("boxed", 1.06),
@@ -355,7 +449,7 @@ mod tests {
 
     #[test]
     fn paired_table_reports_the_ratio_interval_and_verdict() {
-        use labkit::paired::{MedianEstimate, PairedEstimate, paired_records};
+        use crate::paired::{MedianEstimate, PairedEstimate, paired_records};
         let estimate = |median: f64, lower: f64, upper: f64| MedianEstimate {
             median,
             interval: Interval {
@@ -402,6 +496,34 @@ mod tests {
             out.contains("+1.0 % [−3.0 % … +4.0 %] inconclusive"),
             "{out}"
         );
+    }
+
+    #[test]
+    fn templates_fill_every_slot_and_refuse_strays() {
+        let filled = fill(
+            "a {{x}} b {{ y }}.",
+            &[("x", "1".into()), ("y", "2".into())],
+        );
+        assert_eq!(filled.unwrap(), "a 1 b 2.");
+        assert!(
+            fill("{{x}}", &[])
+                .unwrap_err()
+                .contains("`{{x}}` has no value")
+        );
+        assert!(
+            fill("none", &[("x", "1".into())])
+                .unwrap_err()
+                .contains("no `{{x}}` slot")
+        );
+        assert!(fill("{{x", &[("x", "1".into())]).is_err());
+    }
+
+    #[test]
+    fn chart_values_carry_scaled_time_units() {
+        assert_eq!(format_scaled(Metric::NsPerOp, 1_253_967.0), "1.25 ms");
+        assert_eq!(format_scaled(Metric::NsPerOp, 42.0), "42.0 ns");
+        assert_eq!(format_scaled(Metric::NsPerOp, 67_400.0), "67.4 µs");
+        assert_eq!(format_scaled(Metric::AllocsPerOp, 0.5), "0.500 allocs/op");
     }
 
     #[test]

@@ -7,21 +7,22 @@
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
+use std::sync::OnceLock;
 
-use crate::labs::{LABS, Lab};
-use crate::{root, run};
+use anyhow::{Context, Result, anyhow};
+use labkit::lab::Lab;
 
-pub fn cargo() -> Command {
-    Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
-}
+use crate::labs::LABS;
+use crate::process::{cargo, output, root, run};
 
 /// The gungraun version the workspace pins (`gungraun = { version = "=X.Y.Z", ... }` or
 /// `gungraun = "=X.Y.Z"`), which the runner must equal.
-fn pinned_gungraun() -> Result<String, String> {
-    let manifest = std::fs::read_to_string(root().join("Cargo.toml")).map_err(|e| e.to_string())?;
+fn pinned_gungraun() -> Result<String> {
+    let manifest = std::fs::read_to_string(root().join("Cargo.toml"))
+        .context("cannot read the workspace Cargo.toml")?;
     pinned_version(&manifest, "gungraun").ok_or_else(|| {
-        "the workspace Cargo.toml does not pin gungraun to an exact version (\"=X.Y.Z\")".to_owned()
+        anyhow!("the workspace Cargo.toml does not pin gungraun to an exact version (\"=X.Y.Z\")")
     })
 }
 
@@ -36,7 +37,7 @@ fn pinned_version(manifest: &str, name: &str) -> Option<String> {
 }
 
 /// `.tools/bin/gungraun-runner` at the pinned version, installed from crates.io when missing.
-pub fn gungraun_runner() -> Result<PathBuf, String> {
+pub fn gungraun_runner() -> Result<PathBuf> {
     let version = pinned_gungraun()?;
     let tools = root().join(".tools");
     let runner = tools.join("bin/gungraun-runner");
@@ -72,19 +73,29 @@ pub struct BenchBinaries {
 }
 
 impl BenchBinaries {
-    /// Builds every lab's benches (a no-op when they are fresh) and installs the pinned gungraun
-    /// runner first if it is missing.
-    pub fn build() -> Result<Self, String> {
-        Self::build_in(&root())
+    /// Every lab's benches of this checkout, built once per driver run (a no-op when they are
+    /// fresh), with the pinned gungraun runner installed first if it is missing. Always all labs
+    /// together: cargo resolves dependency features per build, and instruction counts depend on
+    /// them.
+    pub fn this_checkout() -> Result<&'static Self> {
+        static BUILT: OnceLock<BenchBinaries> = OnceLock::new();
+        if let Some(built) = BUILT.get() {
+            return Ok(built);
+        }
+        let packages: Vec<&str> = LABS.iter().map(|l| l.package()).collect();
+        let built = Self::build_in(&root(), &packages)?;
+        Ok(BUILT.get_or_init(|| built))
     }
 
-    /// [`Self::build`] for the workspace checked out at `workspace`, into its own `target/`:
-    /// cargo names a workspace's artifacts by paths relative to the workspace, so two checkouts
-    /// sharing one target directory overwrite each other's binaries and each then looks fresh.
-    pub fn build_in(workspace: &Path) -> Result<Self, String> {
+    /// Builds `packages`' benches of the workspace checked out at `workspace`, into its own
+    /// `target/`: cargo names a workspace's artifacts by paths relative to the workspace, so two
+    /// checkouts sharing one target directory overwrite each other's binaries and each then
+    /// looks fresh.
+    pub fn build_in(workspace: &Path, packages: &[&str]) -> Result<Self> {
         let runner = gungraun_runner()?;
         eprintln!(
-            "==> building every benchmark once (cargo bench --no-run) in {}",
+            "==> building the benchmarks of {} (cargo bench --no-run) in {}",
+            packages.join(", "),
             workspace.display()
         );
         let mut cmd = cargo();
@@ -93,42 +104,34 @@ impl BenchBinaries {
             .args([
                 "bench",
                 "--no-run",
-                "-q",
                 "--message-format=json-render-diagnostics",
-            ]);
-        for lab in LABS {
-            cmd.args(["-p", lab.package]);
+            ])
+            .current_dir(workspace);
+        for package in packages {
+            cmd.args(["-p", package]);
         }
-        let shown = format!("{cmd:?}");
-        let output = cmd
-            .current_dir(workspace)
-            .stderr(Stdio::inherit())
-            .output()
-            .map_err(|e| format!("cannot start {shown}: {e}"))?;
-        if !output.status.success() {
-            return Err(format!("{shown} failed ({})", output.status));
-        }
-        let executables = bench_executables(&String::from_utf8_lossy(&output.stdout))?;
+        // cargo's own progress goes to stderr, which passes through.
+        let messages = output(&mut cmd)?;
         Ok(Self {
             workspace: workspace.to_path_buf(),
-            executables,
+            executables: bench_executables(&messages)?,
             runner,
         })
     }
 
     /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
     /// directory, with `--bench` and the package name, ready for the binary's own arguments.
-    pub fn command(&self, lab: &Lab, bench: &str) -> Result<Command, String> {
+    pub fn command(&self, lab: &dyn Lab, bench: &str) -> Result<Command> {
         // The workspace keeps each lab in a directory named like its package.
-        let dir = self.workspace.join(lab.package);
+        let dir = self.workspace.join(lab.package());
         let key = (dir.clone(), bench.to_owned());
         let executable = self
             .executables
             .get(&key)
-            .ok_or_else(|| format!("the build produced no bench `{bench}` in {}", dir.display()))?;
+            .ok_or_else(|| anyhow!("the build produced no bench `{bench}` in {}", dir.display()))?;
         let mut cmd = Command::new(executable);
         cmd.current_dir(&dir)
-            .env("CARGO_PKG_NAME", lab.package)
+            .env("CARGO_PKG_NAME", lab.package())
             .env("CARGO_MANIFEST_DIR", &dir)
             .env("GUNGRAUN_RUNNER", &self.runner)
             .arg("--bench");
@@ -137,11 +140,11 @@ impl BenchBinaries {
 }
 
 /// The bench executables in cargo's `--message-format=json` output.
-fn bench_executables(messages: &str) -> Result<HashMap<(PathBuf, String), PathBuf>, String> {
+fn bench_executables(messages: &str) -> Result<HashMap<(PathBuf, String), PathBuf>> {
     let mut executables = HashMap::new();
     for line in messages.lines().filter(|l| l.starts_with('{')) {
         let message: serde_json::Value =
-            serde_json::from_str(line).map_err(|e| format!("unreadable cargo message: {e}"))?;
+            serde_json::from_str(line).context("unreadable cargo message")?;
         let is_bench = message["reason"] == "compiler-artifact"
             && message["target"]["kind"]
                 .as_array()
@@ -156,7 +159,7 @@ fn bench_executables(messages: &str) -> Result<HashMap<(PathBuf, String), PathBu
         if is_bench {
             let dir = Path::new(manifest)
                 .parent()
-                .ok_or("a manifest path without a directory")?;
+                .ok_or_else(|| anyhow!("a manifest path without a directory"))?;
             executables.insert((dir.to_path_buf(), name.to_owned()), executable.into());
         }
     }

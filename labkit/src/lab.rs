@@ -1,0 +1,661 @@
+//! A lab's description, written once in the lab crate: its implementations, its experiments with
+//! their parameters, how one case is run, and its report. Every measurement binary
+//! ([`crate::measure`]) and the driver (`cargo xtask`) read it, so neither names a design, a
+//! dataset or an experiment.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use crate::record::{BenchId, ResultSet, RunMode};
+use crate::report::Report;
+
+/// How an experiment's operation behaves when it is repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Operations on a structure kept in steady state: warmed up when opened, then timed, counted
+    /// and allocation-measured over many operations.
+    Steady,
+    /// One operation that consumes its setup (a cleanup): each is timed alone, and the runner puts
+    /// back what it consumed, untimed, before the next one.
+    OneShot,
+    /// No operation: a structure is built once and the heap it retains is measured.
+    Retained,
+}
+
+/// One value of an experiment's dimension (a shape, a dataset, a retained-capacity case).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameter {
+    /// The `<parameter>` part of ids.
+    pub name: String,
+    /// One line for report tables.
+    pub label: String,
+    /// Threads that run operations at once (1 for single-thread work).
+    pub threads: usize,
+    /// Whether instructions are counted (callgrind) on it; only single-thread parameters qualify,
+    /// because valgrind serialises threads.
+    pub counted: bool,
+}
+
+impl Parameter {
+    /// A single-thread parameter.
+    pub fn new(name: &str, label: &str, counted: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            label: label.to_owned(),
+            threads: 1,
+            counted,
+        }
+    }
+
+    /// The label with an **oversubscribed** mark when it runs more threads than `cores`.
+    pub fn label_on(&self, cores: usize) -> String {
+        if self.threads > cores {
+            format!(
+                "{} — **oversubscribed: {} threads on {cores} cores**",
+                self.label, self.threads
+            )
+        } else {
+            self.label.clone()
+        }
+    }
+}
+
+/// One experiment: an operation measured on each of its parameters for every implementation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Experiment {
+    /// The `<experiment>` part of ids.
+    pub name: &'static str,
+    /// What one operation is, for report headings.
+    pub description: String,
+    pub kind: Kind,
+    pub parameters: Vec<Parameter>,
+    /// At most this many operations in one measured run (a whole-map scan), whatever the
+    /// measurement's budget.
+    pub max_ops: Option<u64>,
+    /// Untimed operations per thread right before every measured window, on the same threads
+    /// (per-thread lazy state of freshly spawned workers).
+    pub window_warm_up: u64,
+    /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
+    /// continuing the one opened for the benchmark.
+    pub fresh_per_sample: bool,
+}
+
+impl Experiment {
+    /// A steady experiment with no cap, no window warm-up and one runner per benchmark.
+    pub fn new(
+        name: &'static str,
+        description: &str,
+        kind: Kind,
+        parameters: Vec<Parameter>,
+    ) -> Self {
+        Self {
+            name,
+            description: description.to_owned(),
+            kind,
+            parameters,
+            max_ops: None,
+            window_warm_up: 0,
+            fresh_per_sample: false,
+        }
+    }
+
+    /// Operations in one measured run sized for `budget` single operations: one for a one-shot,
+    /// at most `max_ops`, else `budget`.
+    pub fn ops(&self, budget: u64) -> u64 {
+        match self.kind {
+            Kind::OneShot | Kind::Retained => 1,
+            Kind::Steady => self.max_ops.map_or(budget, |cap| budget.min(cap)),
+        }
+    }
+
+    /// Whether it is timed (and allocation-measured per operation).
+    pub fn is_timed(&self) -> bool {
+        self.kind != Kind::Retained
+    }
+
+    pub fn parameter(&self, name: &str) -> Option<&Parameter> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+}
+
+/// One comparable case: an experiment on one parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BenchCase {
+    pub experiment: String,
+    pub parameter: String,
+}
+
+impl BenchCase {
+    pub fn new(experiment: &str, parameter: &str) -> Self {
+        Self {
+            experiment: experiment.to_owned(),
+            parameter: parameter.to_owned(),
+        }
+    }
+
+    /// The id of `implementation` on this case.
+    pub fn id(&self, implementation: &str) -> BenchId {
+        BenchId::new(&self.experiment, implementation, &self.parameter)
+    }
+}
+
+impl fmt::Display for BenchCase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.experiment, self.parameter)
+    }
+}
+
+impl FromStr for BenchCase {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('/') {
+            Some((e, p)) if !e.is_empty() && !p.is_empty() && !p.contains('/') => {
+                Ok(Self::new(e, p))
+            }
+            _ => Err(format!("`{s}` is not a case `<experiment>/<parameter>`")),
+        }
+    }
+}
+
+/// Told when a measured stretch of operations starts and ends (allocation counters, retained
+/// bytes). Called on the measuring thread while any workers wait at a barrier.
+pub trait Window {
+    fn open(&mut self);
+    fn close(&mut self);
+}
+
+/// No window: plain timing.
+impl Window for () {
+    fn open(&mut self) {}
+    fn close(&mut self) {}
+}
+
+/// One implementation prepared on one case.
+pub trait Runner {
+    /// Runs `warm_up` untimed operations (per thread), then `ops` measured ones on the same
+    /// threads; `window` is opened right before the measured ones and closed right after. Returns
+    /// their wall time.
+    ///
+    /// A one-shot runner runs `ops` separate operations timed one by one and summed; before each
+    /// one after the first it puts back, untimed, what the previous one consumed (never after
+    /// the last, so a counted run counts the operation alone). A retained runner builds its
+    /// structure inside the window and keeps it until it is dropped.
+    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration;
+}
+
+/// Criterion's warm-up and measurement seconds and sample count for one run mode.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    pub warm_up: &'static str,
+    pub measurement: &'static str,
+    pub samples: &'static str,
+}
+
+/// Smoke runs only prove that every benchmark runs.
+pub const SMOKE_TIMING: Timing = Timing {
+    warm_up: "0.01",
+    measurement: "0.01",
+    samples: "10",
+};
+
+/// What a lab says about itself. Implemented once per lab crate, as a `static`.
+pub trait Lab: Sync {
+    /// Name on the command line and of the files in `bench-results/`.
+    fn name(&self) -> &'static str;
+    /// The cargo package (and directory) of the lab.
+    fn package(&self) -> &'static str;
+    /// The report's title.
+    fn title(&self) -> &'static str;
+    /// Crates whose locked versions the report records.
+    fn crates(&self) -> &'static [&'static str];
+    /// Implementation names, the baseline first.
+    fn implementations(&self) -> Vec<&'static str>;
+    /// Every experiment, in report order.
+    fn experiments(&self) -> Vec<Experiment>;
+    /// Criterion settings for full and quick runs, sized so the lab's matrix fits its budget.
+    fn timing(&self, mode: RunMode) -> Timing;
+    /// Single operations per instruction-count run (one-shots and capped scans do fewer).
+    fn counted_ops(&self) -> u64 {
+        1_000
+    }
+    /// `implementation` prepared on `case` (built and warmed up, nothing measured yet).
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String>;
+    /// The report body below the environment header, and its charts.
+    fn report(&self, set: &ResultSet) -> Report;
+}
+
+/// The experiment called `name` of `lab`, or an error listing the valid ones.
+pub fn experiment(lab: &dyn Lab, name: &str) -> Result<Experiment, String> {
+    let experiments = lab.experiments();
+    let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
+    let valid = names.join(", ");
+    experiments
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| {
+            format!(
+                "{}: unknown experiment `{name}`; valid: {valid}",
+                lab.name()
+            )
+        })
+}
+
+/// Checks that `case` is one of `lab`'s and that `implementation` is known; returns the
+/// experiment and the parameter. Labs call it first in [`Lab::open`].
+pub fn resolve(
+    lab: &dyn Lab,
+    implementation: &str,
+    case: &BenchCase,
+) -> Result<(Experiment, Parameter), String> {
+    let implementations = lab.implementations();
+    if !implementations.contains(&implementation) {
+        return Err(format!(
+            "{}: unknown implementation `{implementation}`; valid: {}",
+            lab.name(),
+            implementations.join(", ")
+        ));
+    }
+    let experiment = experiment(lab, &case.experiment)?;
+    let parameter = experiment
+        .parameter(&case.parameter)
+        .cloned()
+        .ok_or_else(|| {
+            let valid: Vec<&str> = experiment
+                .parameters
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            format!(
+                "{}: `{}` is not a parameter of {}; valid: {}",
+                lab.name(),
+                case.parameter,
+                experiment.name,
+                valid.join(", ")
+            )
+        })?;
+    Ok((experiment, parameter))
+}
+
+/// The names of a lab's three id dimensions, each in order and without repeats.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Vocabulary {
+    pub implementations: Vec<String>,
+    pub experiments: Vec<String>,
+    pub parameters: Vec<String>,
+}
+
+impl Vocabulary {
+    pub fn of(lab: &dyn Lab) -> Self {
+        let experiments = lab.experiments();
+        let mut parameters: Vec<String> = Vec::new();
+        for p in experiments.iter().flat_map(|e| &e.parameters) {
+            if !parameters.contains(&p.name) {
+                parameters.push(p.name.clone());
+            }
+        }
+        Self {
+            implementations: lab
+                .implementations()
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            experiments: experiments.iter().map(|e| e.name.to_owned()).collect(),
+            parameters,
+        }
+    }
+
+    pub fn contains(&self, word: &str) -> bool {
+        [&self.implementations, &self.experiments, &self.parameters]
+            .iter()
+            .any(|names| names.iter().any(|n| n == word))
+    }
+
+    /// The valid names, grouped, one dimension per line.
+    pub fn listing(&self) -> String {
+        format!(
+            "  implementations: {}\n  experiments: {}\n  parameters: {}",
+            self.implementations.join(", "),
+            self.experiments.join(", "),
+            self.parameters.join(", ")
+        )
+    }
+}
+
+/// Which ids a list of filter words selects: within a dimension the named values, a dimension
+/// none of whose names was given is not filtered.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Selection {
+    pub implementations: Vec<String>,
+    pub experiments: Vec<String>,
+    pub parameters: Vec<String>,
+}
+
+impl Selection {
+    /// The selection `words` make in `lab`; an unknown word is an error listing the lab's valid
+    /// names by dimension.
+    pub fn parse(lab: &dyn Lab, words: &[String]) -> Result<Self, String> {
+        let vocabulary = Vocabulary::of(lab);
+        let mut selection = Self::default();
+        for word in words {
+            let mut known = false;
+            for (names, chosen) in [
+                (&vocabulary.implementations, &mut selection.implementations),
+                (&vocabulary.experiments, &mut selection.experiments),
+                (&vocabulary.parameters, &mut selection.parameters),
+            ] {
+                if names.contains(word) {
+                    known = true;
+                    if !chosen.contains(word) {
+                        chosen.push(word.clone());
+                    }
+                }
+            }
+            if !known {
+                return Err(format!(
+                    "unknown name `{word}` in lab {}; valid names:\n{}",
+                    lab.name(),
+                    vocabulary.listing()
+                ));
+            }
+        }
+        Ok(selection)
+    }
+
+    pub fn is_everything(&self) -> bool {
+        self.implementations.is_empty() && self.experiments.is_empty() && self.parameters.is_empty()
+    }
+
+    fn picks(chosen: &[String], name: &str) -> bool {
+        chosen.is_empty() || chosen.iter().any(|c| c == name)
+    }
+
+    pub fn selects_implementation(&self, implementation: &str) -> bool {
+        Self::picks(&self.implementations, implementation)
+    }
+
+    pub fn selects_case(&self, experiment: &str, parameter: &str) -> bool {
+        Self::picks(&self.experiments, experiment) && Self::picks(&self.parameters, parameter)
+    }
+
+    pub fn selects(&self, id: &BenchId) -> bool {
+        self.selects_implementation(&id.implementation)
+            && self.selects_case(&id.experiment, &id.parameter)
+    }
+}
+
+/// Every (experiment, parameter) case of `lab` that `keep` accepts, in description order.
+pub fn cases(lab: &dyn Lab, keep: impl Fn(&Experiment, &Parameter) -> bool) -> Vec<BenchCase> {
+    lab.experiments()
+        .iter()
+        .flat_map(|e| {
+            e.parameters
+                .iter()
+                .filter(|p| keep(e, p))
+                .map(|p| BenchCase::new(e.name, &p.name))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// The cases whose instructions are counted, in the order the instruction bench numbers them.
+pub fn counted_cases_of(lab: &dyn Lab) -> Vec<BenchCase> {
+    cases(lab, |e, p| e.is_timed() && p.counted)
+}
+
+/// Every id the wall-time stage measures, in the order criterion runs them.
+pub fn timed_ids(lab: &dyn Lab) -> Vec<BenchId> {
+    let implementations = lab.implementations();
+    cases(lab, |e, _| e.is_timed())
+        .iter()
+        .flat_map(|case| {
+            implementations
+                .iter()
+                .map(|i| case.id(i))
+                .collect::<Vec<_>>()
+        })
+        .collect()
+}
+
+/// One instruction-count benchmark: an implementation on a counted case, as the instruction
+/// bench's iterator hands it to [`open_counted`].
+pub struct CountedCase {
+    lab: &'static dyn Lab,
+    implementation: &'static str,
+    case: BenchCase,
+}
+
+/// The instruction bench's cases for the implementation whose registry module is `module`
+/// (`nested_tree` → `nested-tree`), numbered like [`counted_cases_of`].
+///
+/// # Panics
+/// When no implementation is named like `module`: a registry module must be named like its
+/// implementation (with `_` for `-`), which the labs' registry tests check.
+pub fn counted_cases(lab: &'static dyn Lab, module: &str) -> Vec<CountedCase> {
+    let name = module.replace('_', "-");
+    let implementation = lab
+        .implementations()
+        .into_iter()
+        .find(|i| *i == name)
+        .unwrap_or_else(|| panic!("registry module `{module}` names no implementation"));
+    counted_cases_of(lab)
+        .into_iter()
+        .map(|case| CountedCase {
+            lab,
+            implementation,
+            case,
+        })
+        .collect()
+}
+
+/// A runner ready to be counted, built and warmed up outside the counted region.
+pub struct Counted {
+    runner: Box<dyn Runner>,
+    ops: u64,
+}
+
+/// The instruction bench's setup: opens the case and runs its window warm-up (not counted).
+///
+/// # Panics
+/// When the lab cannot open one of its own counted cases, which is a bug in its description.
+pub fn open_counted(counted: CountedCase) -> Counted {
+    let CountedCase {
+        lab,
+        implementation,
+        case,
+    } = counted;
+    let experiment = experiment(lab, &case.experiment).expect("counted cases are the lab's own");
+    let mut runner = lab
+        .open(implementation, &case)
+        .unwrap_or_else(|e| panic!("{}: {e}", case.id(implementation)));
+    runner.run(experiment.window_warm_up, 0, &mut ());
+    Counted {
+        runner,
+        ops: experiment.ops(lab.counted_ops()),
+    }
+}
+
+impl Counted {
+    /// The counted region: the measured operations only. Returns itself so that dropping the
+    /// structure is not counted.
+    #[inline(never)]
+    pub fn run(mut self) -> Self {
+        std::hint::black_box(self.runner.run(0, self.ops, &mut ()));
+        self
+    }
+}
+
+/// Registers the instruction-count benchmarks of a lab: one gungraun function per
+/// implementation (from the lab's registry list), one bench per counted case, numbered
+/// `case_<n>` in [`counted_cases_of`] order. Use it as the registry callback:
+///
+/// ```ignore
+/// macro_rules! benches {
+///     ($($list:tt)*) => { labkit::instruction_benches!(my_lab::lab::LAB; $($list)*); };
+/// }
+/// my_lab::with_implementations!(benches);
+/// ```
+#[macro_export]
+macro_rules! instruction_benches {
+    ($lab:path; $($module:ident => $ty:path),* $(,)?) => {
+        $(
+            #[::gungraun::library_benchmark]
+            #[benches::case(
+                iter = $crate::lab::counted_cases(&$lab, stringify!($module)),
+                setup = $crate::lab::open_counted
+            )]
+            fn $module(counted: $crate::lab::Counted) -> $crate::lab::Counted {
+                counted.run()
+            }
+        )*
+        ::gungraun::library_benchmark_group!(name = instructions; benchmarks = $($module),*);
+        ::gungraun::main!(library_benchmark_groups = instructions);
+    };
+}
+
+#[cfg(test)]
+pub(crate) mod tests {
+    use super::*;
+
+    /// A two-implementation lab whose runners take no time: for tests of everything that reads a
+    /// description.
+    pub struct TinyLab;
+
+    pub static TINY: TinyLab = TinyLab;
+
+    struct Idle;
+
+    impl Runner for Idle {
+        fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+            window.open();
+            window.close();
+            Duration::from_nanos(ops)
+        }
+    }
+
+    impl Lab for TinyLab {
+        fn name(&self) -> &'static str {
+            "tiny"
+        }
+        fn package(&self) -> &'static str {
+            "tiny-lab"
+        }
+        fn title(&self) -> &'static str {
+            "tiny"
+        }
+        fn crates(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn implementations(&self) -> Vec<&'static str> {
+            vec!["base", "fast"]
+        }
+        fn experiments(&self) -> Vec<Experiment> {
+            let shared = Parameter {
+                threads: 4,
+                counted: false,
+                ..Parameter::new("shared-4", "4 threads", false)
+            };
+            vec![
+                Experiment::new(
+                    "op",
+                    "one op",
+                    Kind::Steady,
+                    vec![Parameter::new("small", "small", true), shared],
+                ),
+                Experiment::new(
+                    "cleanup",
+                    "one cleanup",
+                    Kind::OneShot,
+                    vec![Parameter::new("small", "small", true)],
+                ),
+                Experiment::new(
+                    "footprint",
+                    "heap",
+                    Kind::Retained,
+                    vec![Parameter::new("big", "big", false)],
+                ),
+            ]
+        }
+        fn timing(&self, _: RunMode) -> Timing {
+            SMOKE_TIMING
+        }
+        fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
+            resolve(self, implementation, case)?;
+            Ok(Box::new(Idle))
+        }
+        fn report(&self, _: &ResultSet) -> Report {
+            Report::default()
+        }
+    }
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn selection_filters_each_dimension_and_lists_valid_names_by_dimension() {
+        let s = Selection::parse(&TINY, &words(&["fast", "small"])).unwrap();
+        assert!(s.selects(&BenchId::new("op", "fast", "small")));
+        assert!(s.selects(&BenchId::new("cleanup", "fast", "small")));
+        assert!(!s.selects(&BenchId::new("op", "base", "small")));
+        assert!(!s.selects(&BenchId::new("op", "fast", "shared-4")));
+        assert!(Selection::parse(&TINY, &[]).unwrap().is_everything());
+        let err = Selection::parse(&TINY, &words(&["fast", "spin"])).unwrap_err();
+        assert!(err.contains("`spin` in lab tiny"), "{err}");
+        assert!(err.contains("\n  implementations: base, fast\n"), "{err}");
+        assert!(
+            err.contains("\n  experiments: op, cleanup, footprint\n"),
+            "{err}"
+        );
+        assert!(err.ends_with("parameters: small, shared-4, big"), "{err}");
+    }
+
+    #[test]
+    fn counts_and_ids_derive_from_the_description() {
+        assert_eq!(
+            timed_ids(&TINY).len(),
+            3 * 2,
+            "two timed experiments, three cases"
+        );
+        assert_eq!(
+            counted_cases_of(&TINY),
+            [
+                BenchCase::new("op", "small"),
+                BenchCase::new("cleanup", "small")
+            ]
+        );
+        assert_eq!(counted_cases(&TINY, "fast").len(), 2);
+        let e = experiment(&TINY, "cleanup").unwrap();
+        assert_eq!(e.ops(1_000), 1);
+        assert!(
+            experiment(&TINY, "nope")
+                .unwrap_err()
+                .contains("valid: op, cleanup")
+        );
+        let err = resolve(&TINY, "base", &BenchCase::new("op", "big")).unwrap_err();
+        assert!(err.contains("`big` is not a parameter of op"), "{err}");
+        assert!(resolve(&TINY, "slow", &BenchCase::new("op", "small")).is_err());
+    }
+
+    #[test]
+    fn oversubscribed_parameters_say_so() {
+        let e = experiment(&TINY, "op").unwrap();
+        assert_eq!(e.parameters[0].label_on(2), "small");
+        assert!(
+            e.parameters[1]
+                .label_on(2)
+                .contains("oversubscribed: 4 threads on 2 cores")
+        );
+    }
+
+    #[test]
+    fn cases_round_trip_and_reject_malformed_ids() {
+        let case: BenchCase = "remove-all-up-to/50k-in-1".parse().unwrap();
+        assert_eq!(case, BenchCase::new("remove-all-up-to", "50k-in-1"));
+        assert_eq!(case.to_string(), "remove-all-up-to/50k-in-1");
+        for bad in ["", "a", "a/", "/b", "a/b/c"] {
+            assert!(bad.parse::<BenchCase>().is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! Measuring one lab: the allocation, instruction-count and wall-time stages, each a run of one of
+//! the lab's bench binaries, with the selection derived from the lab's description.
+
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Result, anyhow};
+use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
+use labkit::record::{Record, RunMode};
+
+use crate::binaries::BenchBinaries;
+use crate::collect;
+use crate::process::{root, run, run_merged};
+
+/// Extra callgrind arguments for every instruction-count run (bench and gate alike): only `Ir`
+/// is reported, and without cache simulation the uncounted setup under valgrind runs about twice
+/// as fast while `Ir` stays identical.
+pub const CALLGRIND_ARGS: &str = "--callgrind-args=--cache-sim=no";
+
+/// What one stage produced: the records its binary managed to write (also when it failed
+/// part-way, so one failing benchmark does not lose the others) and the failure, if any.
+pub fn stage_outcome(
+    ran: Result<()>,
+    collected: Result<Vec<Record>>,
+) -> (Vec<Record>, Option<String>) {
+    match (ran, collected) {
+        (Ok(()), Ok(records)) => (records, None),
+        (Ok(()), Err(e)) => (Vec::new(), Some(format!("{e:#}"))),
+        (Err(e), Ok(records)) => (records, Some(format!("{e:#}"))),
+        (Err(e), Err(_)) => (Vec::new(), Some(format!("{e:#}"))),
+    }
+}
+
+/// "n of N done, ETA" for a stage of equally sized benchmarks.
+struct Progress {
+    lab: &'static str,
+    planned: usize,
+    done: usize,
+    started: Instant,
+}
+
+impl Progress {
+    fn new(lab: &'static str, planned: usize) -> Self {
+        Self {
+            lab,
+            planned,
+            done: 0,
+            started: Instant::now(),
+        }
+    }
+
+    fn finished_one(&mut self) {
+        self.done += 1;
+        let elapsed = self.started.elapsed().as_secs_f64();
+        let remaining = self.planned.saturating_sub(self.done);
+        let eta = elapsed / self.done as f64 * remaining as f64;
+        println!(
+            "==> [{}] {}/{} benchmarks done, {remaining} to go, ETA {}:{:02}",
+            self.lab,
+            self.done,
+            self.planned,
+            (eta / 60.0) as u64,
+            (eta % 60.0) as u64
+        );
+    }
+}
+
+/// A criterion filter regex selecting exactly the chosen `<experiment>/<implementation>/<parameter>`
+/// ids, or none when everything is chosen.
+pub fn criterion_filter(selection: &Selection) -> Option<String> {
+    if selection.is_everything() {
+        return None;
+    }
+    let part = |chosen: &[String]| match chosen {
+        [] => "[^/]+".to_owned(),
+        names => format!("({})", names.join("|")),
+    };
+    Some(format!(
+        "^{}/{}/{}$",
+        part(&selection.experiments),
+        part(&selection.implementations),
+        part(&selection.parameters)
+    ))
+}
+
+/// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
+/// instruction benchmarks: one per chosen case when cases are filtered, one per chosen
+/// implementation otherwise; none when everything is chosen. Empty when nothing is selected.
+pub fn gungraun_filters(lab: &dyn Lab, selection: &Selection) -> Option<Vec<String>> {
+    if selection.is_everything() {
+        return None;
+    }
+    let functions: Vec<String> = if selection.implementations.is_empty() {
+        vec!["*".into()]
+    } else {
+        selection
+            .implementations
+            .iter()
+            .map(|i| i.replace('-', "_"))
+            .collect()
+    };
+    let cases_filtered = !selection.experiments.is_empty() || !selection.parameters.is_empty();
+    let ids: Vec<String> = if cases_filtered {
+        counted_cases_of(lab)
+            .iter()
+            .enumerate()
+            .filter(|(_, c)| selection.selects_case(&c.experiment, &c.parameter))
+            .map(|(n, _)| format!("case_{n}"))
+            .collect()
+    } else {
+        vec!["*".into()]
+    };
+    Some(
+        functions
+            .iter()
+            .flat_map(|f| ids.iter().map(move |id| format!("*::{f}::{id}")))
+            .collect(),
+    )
+}
+
+/// gungraun's header line of a benchmark (`instructions::instructions::nested_tree case_3:...`)
+/// with the bench's `<experiment>/<implementation>/<parameter>` id in front.
+fn with_lab_id(lab: &dyn Lab, line: &str) -> String {
+    let Some((path, rest)) = line.split_once(' ') else {
+        return line.to_owned();
+    };
+    let (Some(function), Some(bench_id)) = (path.rsplit("::").next(), rest.split(':').next())
+    else {
+        return line.to_owned();
+    };
+    match collect::counted_case(lab, bench_id) {
+        Ok(case) if path.contains("::") => {
+            format!(
+                "{}  ({path} {bench_id})",
+                case.id(&function.replace('_', "-"))
+            )
+        }
+        _ => line.to_owned(),
+    }
+}
+
+/// Measures one lab; returns its records and the stages that failed.
+pub fn measure(
+    lab: &'static dyn Lab,
+    mode: RunMode,
+    words: &[String],
+    binaries: &BenchBinaries,
+    work: &Path,
+) -> Result<(Vec<Record>, Vec<String>)> {
+    let selection = Selection::parse(lab, words).map_err(|e| anyhow!(e))?;
+    let name = lab.name();
+    let mut records = Vec::new();
+    let mut failures = Vec::new();
+    let started = Instant::now();
+    let mut stage_started = Instant::now();
+    let mut stage = |n: usize, what: &str, (found, failure): (Vec<Record>, Option<String>)| {
+        let seconds = stage_started.elapsed().as_secs_f64();
+        stage_started = Instant::now();
+        let count = found.len();
+        records.extend(found.into_iter().filter(|r| selection.selects(&r.id)));
+        match failure {
+            None => println!("==> [{name}] stage {n}/3 {what}: {count} records in {seconds:.0} s"),
+            Some(e) => {
+                println!(
+                    "==> [{name}] stage {n}/3 {what} FAILED after {seconds:.0} s ({count} records \
+                     kept): {e}"
+                );
+                failures.push(format!("{what}: {e}"));
+            }
+        }
+    };
+    let mode_flag = mode.bench_flag();
+
+    println!("==> [{name}] stage 1/3 allocation and footprint runs");
+    let alloc_out = work.join("alloc.json");
+    let _ = std::fs::remove_file(&alloc_out);
+    let ran = binaries
+        .command(lab, "alloc")
+        .and_then(|mut cmd| run(cmd.arg("--out").arg(&alloc_out).args(mode_flag).args(words)));
+    let collected = labkit::record::load_records(&alloc_out).map_err(|e| anyhow!(e));
+    stage(1, "allocation", stage_outcome(ran, collected));
+
+    println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
+    let gungraun_dir = root().join("target/gungraun").join(lab.package());
+    let _ = std::fs::remove_dir_all(&gungraun_dir);
+    let filters = gungraun_filters(lab, &selection).unwrap_or_else(|| vec![String::new()]);
+    let mut ran = Ok(());
+    for filter in &filters {
+        if ran.is_err() {
+            break;
+        }
+        // Instruction counts do not depend on timing, so benchmarks may share the cores.
+        ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
+            cmd.arg("--save-summary=json")
+                .arg("--parallel=auto")
+                .arg(CALLGRIND_ARGS);
+            if !filter.is_empty() {
+                cmd.arg(filter);
+            }
+            run_merged(&mut cmd, |line| println!("{}", with_lab_id(lab, line)))
+        });
+    }
+    stage(
+        2,
+        "instructions",
+        stage_outcome(ran, collect::gungraun_tree(&gungraun_dir, lab)),
+    );
+
+    let criterion_home = work.join("criterion");
+    let _ = std::fs::remove_dir_all(&criterion_home);
+    let planned = timed_ids(lab)
+        .iter()
+        .filter(|id| selection.selects(id))
+        .count();
+    println!(
+        "==> [{name}] stage 3/3 wall time (criterion, {} mode): {planned} benchmarks",
+        mode.label()
+    );
+    let mut progress = Progress::new(name, planned);
+    let timing = lab.timing(mode);
+    let ran = binaries.command(lab, "time").and_then(|mut cmd| {
+        cmd.env("CRITERION_HOME", &criterion_home)
+            .arg("--noplot")
+            .args(["--warm-up-time", timing.warm_up])
+            .args(["--measurement-time", timing.measurement])
+            .args(["--sample-size", timing.samples])
+            .args(criterion_filter(&selection));
+        run_merged(&mut cmd, |line| {
+            println!("{line}");
+            // criterion prints one `time:` line per finished benchmark
+            if line.trim_start().starts_with("time:") || line.contains(" time: ") {
+                progress.finished_one();
+            }
+        })
+    });
+    stage(
+        3,
+        "time",
+        stage_outcome(ran, collect::criterion_tree(&criterion_home)),
+    );
+    println!(
+        "==> [{name}] measured in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok((records, failures))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::labs::find;
+    use labkit::record::{BenchId, Metric};
+
+    fn words(w: &[&str]) -> Vec<String> {
+        w.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn a_failed_stage_keeps_what_its_binary_wrote() {
+        let written = || {
+            Ok(vec![Record::new(
+                BenchId::new("admission", "atomic-slot", "single"),
+                Metric::NsPerOp,
+                1.0,
+            )])
+        };
+        assert_eq!(stage_outcome(Ok(()), written()), (written().unwrap(), None));
+        let (kept, failure) = stage_outcome(Err(anyhow!("bench 7 panicked")), written());
+        assert_eq!(
+            (kept.len(), failure.as_deref()),
+            (1, Some("bench 7 panicked"))
+        );
+        let (kept, failure) = stage_outcome(Err(anyhow!("crashed")), Err(anyhow!("no output")));
+        assert_eq!((kept.len(), failure.as_deref()), (0, Some("crashed")));
+        let (kept, failure) = stage_outcome(Ok(()), Err(anyhow!("unreadable")));
+        assert_eq!((kept.len(), failure.as_deref()), (0, Some("unreadable")));
+    }
+
+    #[test]
+    fn filters_reach_criterion_and_gungraun() {
+        let dedup = find("dedup").unwrap();
+        let s =
+            Selection::parse(dedup, &words(&["atomic-slot", "topic-mutex", "shared-2"])).unwrap();
+        assert_eq!(
+            criterion_filter(&s).unwrap(),
+            "^[^/]+/(atomic-slot|topic-mutex)/(shared-2)$"
+        );
+        assert_eq!(
+            gungraun_filters(dedup, &s).unwrap(),
+            Vec::<String>::new(),
+            "shared-2 is not counted"
+        );
+        let s = Selection::parse(dedup, &words(&["atomic-slot"])).unwrap();
+        assert_eq!(gungraun_filters(dedup, &s).unwrap(), ["*::atomic_slot::*"]);
+        assert_eq!(gungraun_filters(dedup, &Selection::default()), None);
+
+        let pending = find("pending-ack").unwrap();
+        let s = Selection::parse(pending, &words(&["remove-all-up-to", "50k-in-1"])).unwrap();
+        let filters = gungraun_filters(pending, &s).unwrap();
+        assert_eq!(filters.len(), 1);
+        let case = collect::counted_case(pending, filters[0].rsplit("::").next().unwrap()).unwrap();
+        assert_eq!(case.to_string(), "remove-all-up-to/50k-in-1");
+    }
+
+    #[test]
+    fn planned_counts_follow_the_selection() {
+        let pending = find("pending-ack").unwrap();
+        let s = Selection::parse(pending, &words(&["remove-all-up-to", "dense-window"])).unwrap();
+        let chosen = timed_ids(pending).iter().filter(|id| s.selects(id)).count();
+        let datasets = labkit::lab::experiment(pending, "remove-all-up-to")
+            .unwrap()
+            .parameters
+            .len();
+        assert_eq!(chosen, datasets);
+    }
+
+    #[test]
+    fn gungraun_headers_gain_the_lab_id() {
+        let dedup = find("dedup").unwrap();
+        let line = "instructions::instructions::atomic_slot case_1:open_counted(nth of x)";
+        assert!(with_lab_id(dedup, line).starts_with("admission/atomic-slot/duplicate  ("));
+        assert_eq!(with_lab_id(dedup, "  Instructions: 5"), "  Instructions: 5");
+    }
+}
