@@ -1,5 +1,6 @@
-# Developer shortcuts; each recipe is one `cargo xtask` call, so nothing here needs `just`
-# to be installed on CI or a fresh machine.
+# Developer shortcuts, one recipe per driver command; each is one `cargo xtask` call, so nothing
+# here needs `just` to be installed on CI or a fresh machine. `cargo xtask <command> --help`
+# explains every option.
 
 # The full result set: every lab's benches, rendered into bench-results/
 bench *ARGS:
@@ -13,12 +14,21 @@ bench-quick *ARGS:
 report *ARGS:
     cargo xtask report {{ARGS}}
 
+# Paired comparison, e.g. `just compare pending-ack nested-tree dense-window remove-all-up-to`
+# or across revisions `just compare --rev main pending-ack dense-window`
+compare +ARGS:
+    cargo xtask compare {{ARGS}}
+
+# The instruction-count regression gate: `just gate save` on main, `just gate check --limit 2`
+gate +ARGS:
+    cargo xtask gate {{ARGS}}
+
 # DHAT heap profile of one implementation, e.g. `just alloc dedup per-key-cas shared-2` or
 # `just alloc pending-ack nested-tree dispatch-and-ack-cycle 50k-in-5`
-alloc LAB IMPLEMENTATION +PARAMETERS:
-    cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{PARAMETERS}}
+alloc LAB IMPLEMENTATION +CASE:
+    cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{CASE}}
 
-# The whole test suite plus a smoke run of every benchmark and of the report pipeline
+# The whole test suite plus smoke runs of every benchmark, the report pipeline and compare
 test:
     cargo xtask test
 
