@@ -79,7 +79,7 @@ impl Lab for PendingAckLab {
         let mut experiments: Vec<Described> = Experiment::ALL
             .into_iter()
             .map(|e| Described {
-                max_ops: (e == Experiment::ForEachScan).then_some(3),
+                max_ops: e.max_ops(),
                 ..Described::new(
                     e.name(),
                     e.description(),

@@ -99,7 +99,8 @@ impl Dataset {
     }
 }
 
-/// Single-entry ops per instruction-count (gungraun) run; see [`Experiment::ops_for`].
+/// Single-entry ops per instruction-count (gungraun) run; cleanups do one, scans at most
+/// [`Experiment::max_ops`].
 pub const COUNTED_OPS: u64 = 1_000;
 
 /// Every measured scenario. Names are the `<experiment>` part of bench ids.
@@ -230,16 +231,10 @@ impl Experiment {
         )
     }
 
-    /// How many ops a measurement sized for `per_entry_ops` single-entry ops does: one cleanup,
-    /// at most three whole-map scans, else `per_entry_ops`.
-    pub fn ops_for(self, per_entry_ops: u64) -> u64 {
-        if self.is_one_shot() {
-            1
-        } else if self == Self::ForEachScan {
-            per_entry_ops.min(3)
-        } else {
-            per_entry_ops
-        }
+    /// At most this many ops in one measured run, whatever the measurement's budget: three
+    /// whole-map scans; no cap for the others (a cleanup is one op by its kind).
+    pub fn max_ops(self) -> Option<u64> {
+        (self == Self::ForEachScan).then_some(3)
     }
 
     pub fn is_cycle(self) -> bool {
