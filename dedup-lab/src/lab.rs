@@ -3,9 +3,7 @@
 use std::cell::RefCell;
 use std::time::Duration;
 
-use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, Parameter, Runner, SMOKE_TIMING, Timing, Window, resolve,
-};
+use labkit::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Timing, Window, resolve};
 use labkit::record::{Metric, ResultSet, RunMode};
 use labkit::report::{Report, Row, comparison_table, fill, joined_table, metric_chart};
 
@@ -50,14 +48,7 @@ impl Lab for DedupLab {
 
     fn crates(&self) -> &'static [&'static str] {
         &[
-            "criterion",
-            "gungraun",
-            "dhat",
-            "papaya",
-            "dashmap",
-            "foldhash",
-            "proptest",
-            "loom",
+            "gungraun", "dhat", "papaya", "dashmap", "foldhash", "proptest", "loom",
         ]
     }
 
@@ -91,19 +82,16 @@ impl Lab for DedupLab {
         vec![admission, footprint]
     }
 
+    // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
+    // scheduler slices, so one sample is not one lucky or unlucky slice.
     fn timing(&self, mode: RunMode) -> Timing {
+        let standard = Timing::standard(mode);
         match mode {
-            RunMode::Full => Timing {
-                warm_up: "1",
-                measurement: "4",
-                samples: "50",
+            RunMode::Smoke => standard,
+            _ => Timing {
+                sample: standard.sample * 6,
+                ..standard
             },
-            RunMode::Quick => Timing {
-                warm_up: "0.2",
-                measurement: "0.6",
-                samples: "20",
-            },
-            RunMode::Smoke => SMOKE_TIMING,
         }
     }
 
@@ -300,6 +288,7 @@ mod tests {
             lab: "dedup".into(),
             mode: RunMode::Smoke,
             environment: labkit::env::Environment::fixed_for_tests(),
+            timing: None,
             records: vec![],
         };
         let report = LAB.report(&set);

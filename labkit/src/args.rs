@@ -11,6 +11,8 @@ pub struct RunArgs {
     pub test: bool,
     /// Fewer operations than a full run.
     pub quick: bool,
+    /// Seeds a wall-time pass's placement and orders (see `crate::measure::pass_main`).
+    pub seed: u64,
     /// Positional words: names that select implementations, shapes or datasets.
     pub filters: Vec<String>,
 }
@@ -29,9 +31,15 @@ impl RunArgs {
                     let path = args.next().ok_or("--out needs a file path")?;
                     parsed.out = Some(path.into());
                 }
+                "--seed" => {
+                    let seed = args.next().ok_or("--seed needs a number")?;
+                    parsed.seed = seed.parse().map_err(|_| {
+                        format!("--seed takes a whole number from 0 to 2^64-1, not `{seed}`")
+                    })?;
+                }
                 flag if flag.starts_with('-') => {
                     return Err(format!(
-                        "unknown option `{flag}`; valid: --out PATH, --quick, --test"
+                        "unknown option `{flag}`; valid: --out PATH, --quick, --test, --seed N"
                     ));
                 }
                 word => parsed.filters.push(word.to_owned()),
@@ -110,6 +118,9 @@ mod tests {
             "{err}"
         );
         assert!(parse(&["--out"]).unwrap_err().contains("--out"));
+        assert_eq!(parse(&["--seed", "7"]).unwrap().seed, 7);
+        assert!(parse(&["--seed", "-1"]).unwrap_err().contains("not `-1`"));
+        assert!(parse(&["--seed"]).unwrap_err().contains("--seed"));
         assert!(
             parse(&["--fast"])
                 .unwrap_err()

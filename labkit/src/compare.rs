@@ -1,5 +1,12 @@
-//! Ratios against a baseline and an honest verdict: a difference is only called faster or slower
-//! when the two confidence intervals do not overlap.
+//! Ratios against a baseline and an honest verdict.
+//!
+//! Wall time is compared pass by pass: pass `k` of a candidate and pass `k` of the baseline ran in
+//! the same process, interleaved, so their ratio is one paired observation, and passes differ in
+//! everything a re-run changes (process, code order, stack and heap offsets, case order). A
+//! candidate is called faster or slower only when every pass says so, and at least
+//! [`MIN_PASSES`] passes ran (a sign test: 2/2ⁿ is the chance that n passes of two equal
+//! designs all point the same way); passes that disagree make the cell `unstable`. Records
+//! without passes but with intervals compare by interval overlap; exact counts by value.
 
 use crate::record::Record;
 
@@ -14,6 +21,18 @@ pub enum Verdict {
     Inconclusive,
     /// Exact counts that are equal.
     Same,
+    /// Passes disagree on the direction: a re-run could print either.
+    Unstable,
+}
+
+/// Fewest passes from which a verdict is taken: with six, two equal designs agree in every pass
+/// with probability 2/2⁶ ≈ 3.1 %.
+pub const MIN_PASSES: usize = 6;
+
+/// The chance that `passes` passes of two equal designs all point the same way, i.e. the nominal
+/// false-positive rate of one cell's verdict.
+pub fn nominal_false_positive_rate(passes: usize) -> f64 {
+    2.0 * 0.5f64.powi(passes as i32)
 }
 
 impl Verdict {
@@ -24,6 +43,7 @@ impl Verdict {
             Self::Worse => "slower",
             Self::Inconclusive => "inconclusive",
             Self::Same => "same",
+            Self::Unstable => "unstable",
         }
     }
 }
@@ -36,6 +56,46 @@ pub struct Comparison {
     /// (ratio − 1) × 100
     pub change_percent: f64,
     pub verdict: Verdict,
+    /// For per-pass comparisons: how many passes point the way the median ratio does, of how
+    /// many.
+    pub agreement: Option<(usize, usize)>,
+}
+
+/// Pass-by-pass ratios of `candidate` to `baseline`, when both have the same number of passes.
+fn pass_ratios(baseline: &Record, candidate: &Record) -> Option<Vec<f64>> {
+    match (&baseline.passes, &candidate.passes) {
+        (Some(b), Some(c)) if b.len() == c.len() && !b.is_empty() => {
+            Some(b.iter().zip(c).map(|(b, c)| c / b).collect())
+        }
+        _ => None,
+    }
+}
+
+fn by_passes(ratios: &[f64], higher_better: bool) -> Comparison {
+    let ratio = crate::paired::median(ratios);
+    let below = ratios.iter().filter(|r| **r < 1.0).count();
+    let above = ratios.iter().filter(|r| **r > 1.0).count();
+    let n = ratios.len();
+    let (better, worse) = if higher_better {
+        (Verdict::Worse, Verdict::Better)
+    } else {
+        (Verdict::Better, Verdict::Worse)
+    };
+    let verdict = if n < MIN_PASSES {
+        Verdict::Inconclusive
+    } else if below == n {
+        better
+    } else if above == n {
+        worse
+    } else {
+        Verdict::Unstable
+    };
+    Comparison {
+        ratio,
+        change_percent: (ratio - 1.0) * 100.0,
+        verdict,
+        agreement: Some((if ratio < 1.0 { below } else { above }, n)),
+    }
 }
 
 /// Compares `candidate` with `baseline` (same metric). Records with intervals are compared by
@@ -51,6 +111,9 @@ pub fn compare(baseline: &Record, candidate: &Record) -> Comparison {
         candidate.value / baseline.value
     };
     let higher_better = baseline.metric.higher_is_better();
+    if let Some(ratios) = pass_ratios(baseline, candidate) {
+        return by_passes(&ratios, higher_better);
+    }
     let verdict = match (baseline.interval, candidate.interval) {
         (Some(b), Some(c)) => {
             if c.upper < b.lower {
@@ -84,6 +147,7 @@ pub fn compare(baseline: &Record, candidate: &Record) -> Comparison {
         ratio,
         change_percent: (ratio - 1.0) * 100.0,
         verdict,
+        agreement: None,
     }
 }
 
@@ -129,6 +193,52 @@ mod tests {
             compare(&base, &timed(80.0, 70.0, 90.0)).verdict,
             Verdict::Inconclusive
         );
+    }
+
+    fn passes(metric: Metric, values: &[f64]) -> Record {
+        Record::from_passes(BenchId::new("e", "i", "p"), metric, values.to_vec())
+    }
+
+    #[test]
+    fn passes_compare_pass_by_pass_and_every_pass_must_agree() {
+        let base = passes(Metric::NsPerOp, &[10.0, 20.0, 10.0, 20.0, 10.0, 20.0]);
+        // Always a little faster than the baseline in the same pass, although the values of the
+        // two overlap completely across passes.
+        let c = compare(
+            &base,
+            &passes(Metric::NsPerOp, &[9.0, 19.0, 9.0, 19.0, 9.0, 19.0]),
+        );
+        assert_eq!((c.verdict, c.agreement), (Verdict::Better, Some((6, 6))));
+        let one_off = passes(Metric::NsPerOp, &[9.0, 19.0, 9.0, 21.0, 9.0, 19.0]);
+        let c = compare(&base, &one_off);
+        assert_eq!((c.verdict, c.agreement), (Verdict::Unstable, Some((5, 6))));
+        assert_eq!(c.verdict.word(), "unstable");
+        let slower = compare(&base, &passes(Metric::NsPerOp, &[11.0; 6]));
+        assert_eq!(
+            slower.verdict,
+            Verdict::Unstable,
+            "slower in 3 passes, faster in 3"
+        );
+        let twice = passes(Metric::NsPerOp, &[20.0, 40.0, 20.0, 40.0, 20.0, 40.0]);
+        let c = compare(&base, &twice);
+        assert_eq!((c.verdict, c.ratio), (Verdict::Worse, 2.0));
+        let ops = |v: &[f64]| passes(Metric::OpsPerSec, v);
+        assert_eq!(
+            compare(&ops(&[1.0; 6]), &ops(&[2.0; 6])).verdict,
+            Verdict::Better
+        );
+        let few = compare(
+            &passes(Metric::NsPerOp, &[1.0; 5]),
+            &passes(Metric::NsPerOp, &[2.0; 5]),
+        );
+        assert_eq!(
+            (few.verdict, few.agreement),
+            (Verdict::Inconclusive, Some((5, 5))),
+            "under {MIN_PASSES} passes"
+        );
+        let uneven = compare(&base, &passes(Metric::NsPerOp, &[1.0; 7]));
+        assert_eq!(uneven.agreement, None, "unpaired: falls back to intervals");
+        assert!((nominal_false_positive_rate(8) - 0.0078125).abs() < 1e-12);
     }
 
     #[test]

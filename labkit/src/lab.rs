@@ -105,8 +105,14 @@ impl Experiment {
     pub fn ops(&self, budget: u64) -> u64 {
         match self.kind {
             Kind::OneShot | Kind::Retained => 1,
-            Kind::Steady => self.max_ops.map_or(budget, |cap| budget.min(cap)),
+            Kind::Steady => self.cap(budget),
         }
+    }
+
+    /// `n` operations, at most `max_ops`: the size of one timed sample (one-shots may take
+    /// several, each timed alone).
+    pub fn cap(&self, n: u64) -> u64 {
+        self.max_ops.map_or(n, |cap| n.min(cap))
     }
 
     /// Whether it is timed (and allocation-measured per operation).
@@ -185,20 +191,57 @@ pub trait Runner {
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration;
 }
 
-/// Criterion's warm-up and measurement seconds and sample count for one run mode.
+/// How the wall-time stage samples one lab in one run mode (see [`crate::measure::pass_main`]).
+///
+/// A run is `passes` separate processes, each linked with its own code order and started with its
+/// own stack and heap offsets and case order; in each, every cell of a row (the row's
+/// implementations and the baseline's A/A twin) is sampled `rounds` times, interleaved, each
+/// sample at least `sample` long. A cell's value in a pass is the median of its samples; verdicts
+/// are taken across passes ([`crate::compare`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
-    pub warm_up: &'static str,
-    pub measurement: &'static str,
-    pub samples: &'static str,
+    pub passes: usize,
+    pub rounds: usize,
+    pub sample: Duration,
 }
 
-/// Smoke runs only prove that every benchmark runs.
-pub const SMOKE_TIMING: Timing = Timing {
-    warm_up: "0.01",
-    measurement: "0.01",
-    samples: "10",
-};
+impl Timing {
+    /// The kit's settings: eight passes in a full run (a verdict then needs eight of eight, a
+    /// nominal false-positive rate of 2/2⁸ = 0.8 % per cell), six in a quick one (3.1 %), and
+    /// two single-sample passes in a smoke run, which only proves the pipeline runs.
+    pub fn standard(mode: RunMode) -> Self {
+        match mode {
+            RunMode::Full => Self {
+                passes: 8,
+                rounds: 15,
+                sample: Duration::from_millis(3),
+            },
+            RunMode::Quick => Self {
+                passes: 6,
+                rounds: 5,
+                sample: Duration::from_millis(1),
+            },
+            RunMode::Smoke => Self {
+                passes: 2,
+                rounds: 1,
+                sample: Duration::ZERO,
+            },
+        }
+    }
+}
+
+/// The implementation name of the baseline's A/A twin: the baseline again, opened as a second,
+/// separately placed instance and measured as if it were another design.
+pub fn twin(baseline: &str) -> String {
+    format!("{baseline}{TWIN_SUFFIX}")
+}
+
+/// The implementation a twin name stands for (`None` for a name that is not a twin's).
+pub fn twin_of(name: &str) -> Option<&str> {
+    name.strip_suffix(TWIN_SUFFIX)
+}
+
+const TWIN_SUFFIX: &str = "-again";
 
 /// What a lab says about itself. Implemented once per lab crate, as a `static`.
 pub trait Lab: Sync {
@@ -214,8 +257,10 @@ pub trait Lab: Sync {
     fn implementations(&self) -> Vec<&'static str>;
     /// Every experiment, in report order.
     fn experiments(&self) -> Vec<Experiment>;
-    /// Criterion settings for full and quick runs, sized so the lab's matrix fits its budget.
-    fn timing(&self, mode: RunMode) -> Timing;
+    /// Wall-time sampling per run mode.
+    fn timing(&self, mode: RunMode) -> Timing {
+        Timing::standard(mode)
+    }
     /// Single operations per instruction-count run (one-shots and capped scans do fewer).
     fn counted_ops(&self) -> u64 {
         1_000
@@ -379,8 +424,10 @@ impl Selection {
         Self::picks(&self.experiments, experiment) && Self::picks(&self.parameters, parameter)
     }
 
+    /// Whether `id` is selected; an A/A twin goes with its implementation.
     pub fn selects(&self, id: &BenchId) -> bool {
-        self.selects_implementation(&id.implementation)
+        let implementation = twin_of(&id.implementation).unwrap_or(&id.implementation);
+        self.selects_implementation(implementation)
             && self.selects_case(&id.experiment, &id.parameter)
     }
 }
@@ -404,15 +451,18 @@ pub fn counted_cases_of(lab: &dyn Lab) -> Vec<BenchCase> {
     cases(lab, |e, p| e.is_timed() && p.counted)
 }
 
-/// Every id the wall-time stage measures, in the order criterion runs them.
+/// Every id the wall-time stage measures: each timed case's implementations and the baseline's
+/// A/A twin.
 pub fn timed_ids(lab: &dyn Lab) -> Vec<BenchId> {
     let implementations = lab.implementations();
+    let twin = implementations.first().map(|b| twin(b));
     cases(lab, |e, _| e.is_timed())
         .iter()
         .flat_map(|case| {
             implementations
                 .iter()
                 .map(|i| case.id(i))
+                .chain(twin.iter().map(|t| case.id(t)))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -577,9 +627,6 @@ pub(crate) mod tests {
                 ),
             ]
         }
-        fn timing(&self, _: RunMode) -> Timing {
-            SMOKE_TIMING
-        }
         fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
             resolve(self, implementation, case)?;
             Ok(Box::new(Idle))
@@ -599,6 +646,16 @@ pub(crate) mod tests {
         assert!(s.selects(&BenchId::new("op", "fast", "small")));
         assert!(s.selects(&BenchId::new("cleanup", "fast", "small")));
         assert!(!s.selects(&BenchId::new("op", "base", "small")));
+        assert!(!s.selects(&BenchId::new("op", "base-again", "small")));
+        let base = Selection::parse(&TINY, &words(&["base"])).unwrap();
+        assert!(
+            base.selects(&BenchId::new("op", "base-again", "small")),
+            "the twin goes with its implementation"
+        );
+        assert_eq!(
+            (twin("base"), twin_of("base-again"), twin_of("base")),
+            ("base-again".to_owned(), Some("base"), None)
+        );
         assert!(!s.selects(&BenchId::new("op", "fast", "shared-4")));
         assert!(Selection::parse(&TINY, &[]).unwrap().is_everything());
         let err = Selection::parse(&TINY, &words(&["fast", "spin"])).unwrap_err();
@@ -615,9 +672,10 @@ pub(crate) mod tests {
     fn counts_and_ids_derive_from_the_description() {
         assert_eq!(
             timed_ids(&TINY).len(),
-            3 * 2,
-            "two timed experiments, three cases"
+            3 * 3,
+            "two timed experiments, three cases, two implementations and the A/A twin"
         );
+        assert!(timed_ids(&TINY).contains(&BenchId::new("op", "base-again", "small")));
         assert_eq!(
             counted_cases_of(&TINY),
             [

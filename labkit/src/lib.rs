@@ -11,7 +11,8 @@
 //! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
-//! - [`compare`]: ratios and the faster / slower / inconclusive verdict.
+//! - [`compare`]: ratios and the faster / slower / unstable / inconclusive verdict, pass by pass.
+//! - [`verdicts`]: every report's section on how far its verdicts can be trusted.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
 //! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
 //!   to `cargo xtask compare --rev`.
@@ -31,3 +32,4 @@ pub mod record;
 pub mod report;
 pub mod sampling;
 pub mod table;
+pub mod verdicts;

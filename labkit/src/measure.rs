@@ -1,20 +1,21 @@
 //! The `main` of every measurement binary, generic over a lab's description: a lab's `benches/`
 //! files are two-line calls into here (plus the global allocator the binary needs).
 //!
-//! - [`time_main`] (feature `criterion`): wall time per operation, every implementation × every
-//!   timed case, ids `<experiment>/<implementation>/<parameter>`.
+//! - [`pass_main`]: one pass of the wall-time stage: every implementation × every timed case, and
+//!   the baseline's A/A twin, ids `<experiment>/<implementation>/<parameter>`.
 //! - [`alloc_main`]: allocations and bytes per operation in steady state, and the heap retained
 //!   by `Retained` experiments, with [`crate::alloc::CountingAlloc`] installed.
 //! - [`dhat_profile_main`] (feature `dhat`): a DHAT heap profile of one implementation on one case.
 //! - [`compare_main`]: paired comparisons and the sampling protocol ([`crate::sampling`]).
 //! - Instruction counts: [`crate::instruction_benches!`].
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::alloc::{AllocSnapshot, installed};
 use crate::args::{RunArgs, exit_with_usage_error};
 use crate::footprint::Retained;
-use crate::lab::{BenchCase, Experiment, Kind, Lab, Selection, Window, experiment};
+use crate::lab::{BenchCase, Experiment, Kind, Lab, Selection, Timing, Window, experiment, twin};
+use crate::paired::median;
 use crate::record::{Metric, Record};
 use crate::sampling::{SampleSource, Sampler};
 
@@ -195,6 +196,43 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
 /// Single operations in one paired-comparison sample (cleanups: one call; scans: capped).
 const SAMPLE_OPS: u64 = 20_000;
 
+/// One timed implementation on one case: runs the given number of operations and returns their
+/// wall time.
+type TimedRun = Box<dyn FnMut(u64) -> Duration>;
+
+/// `implementation` opened on the timed `case`, as a [`TimedRun`]. Each run of a steady case
+/// starts with an untimed quarter of its operations, so the caches hold this side again after
+/// another side's sample (one-shots consume their setup, so they take none); with
+/// `fresh_per_sample` every run opens a new instance.
+fn open_timed(
+    lab: &'static dyn Lab,
+    implementation: &str,
+    case: &BenchCase,
+) -> Result<TimedRun, String> {
+    let experiment = experiment(lab, &case.experiment)?;
+    if !experiment.is_timed() {
+        return Err(format!("{case} is not timed"));
+    }
+    let (kind, window_warm_up) = (experiment.kind, experiment.window_warm_up);
+    let warm_up = move |ops: u64| match kind {
+        Kind::Steady => window_warm_up + ops / 4,
+        _ => 0,
+    };
+    let mut runner = lab.open(implementation, case)?;
+    if experiment.fresh_per_sample {
+        drop(runner);
+        let (implementation, case) = (implementation.to_owned(), case.clone());
+        Ok(Box::new(move |ops| {
+            let mut fresh = lab
+                .open(&implementation, &case)
+                .expect("opened once already");
+            fresh.run(warm_up(ops), ops, &mut ())
+        }))
+    } else {
+        Ok(Box::new(move |ops| runner.run(warm_up(ops), ops, &mut ())))
+    }
+}
+
 /// A lab as a source of paired samples: its timed cases, each sample one measured run.
 struct LabSamples(&'static dyn Lab);
 
@@ -207,32 +245,9 @@ impl SampleSource for LabSamples {
     }
 
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String> {
-        let lab = self.0;
-        let experiment = experiment(lab, &case.experiment)?;
-        if !experiment.is_timed() {
-            return Err(format!("{case} is not timed"));
-        }
-        let ops = experiment.ops(SAMPLE_OPS);
-        // An untimed quarter-sample first, so the caches hold this side again after the other
-        // side's sample (one-shots consume their setup, so they take none).
-        let warm_up = match experiment.kind {
-            Kind::Steady => experiment.window_warm_up + ops / 4,
-            _ => 0,
-        };
-        let per_op = move |elapsed: Duration| elapsed.as_nanos() as f64 / ops as f64;
-        if experiment.fresh_per_sample {
-            lab.open(implementation, case)?;
-            let (implementation, case) = (implementation.to_owned(), case.clone());
-            Ok(Box::new(move || {
-                let mut runner = lab
-                    .open(&implementation, &case)
-                    .expect("opened once already");
-                per_op(runner.run(warm_up, ops, &mut ()))
-            }))
-        } else {
-            let mut runner = lab.open(implementation, case)?;
-            Ok(Box::new(move || per_op(runner.run(warm_up, ops, &mut ()))))
-        }
+        let ops = experiment(self.0, &case.experiment)?.ops(SAMPLE_OPS);
+        let mut run = open_timed(self.0, implementation, case)?;
+        Ok(Box::new(move || run(ops).as_nanos() as f64 / ops as f64))
     }
 }
 
@@ -241,48 +256,175 @@ pub fn compare_main(lab: &'static dyn Lab) {
     crate::sampling::compare_main(&LabSamples(lab));
 }
 
-/// `main` of a lab's `time` binary: criterion over every implementation × every timed case.
-/// Criterion's own arguments apply (`--warm-up-time`, a filter regex, ...). Cases are the outer
-/// loop, so the columns of one row run close together in time.
-#[cfg(feature = "criterion")]
-pub fn time_main(lab: &'static dyn Lab) {
-    use criterion::{BenchmarkId, Criterion, Throughput};
+/// Where one pass's data lands and in which order it runs: a seeded generator (splitmix64) that
+/// shuffles orders and sizes the heap spacers left live between allocations, so each pass places
+/// every instance at other heap offsets relative to the others and to the allocator's bins.
+struct Placement {
+    state: u64,
+    spacers: Vec<Vec<u8>>,
+}
 
-    let mut criterion = Criterion::default()
-        .noise_threshold(0.03)
-        .configure_from_args();
-    for experiment in lab.experiments().into_iter().filter(Experiment::is_timed) {
-        let mut group = criterion.benchmark_group(experiment.name);
-        let concurrent = experiment.parameters.iter().any(|p| p.threads > 1);
-        for parameter in &experiment.parameters {
-            if concurrent {
-                group.throughput(Throughput::Elements(parameter.threads as u64));
-            }
-            let case = BenchCase::new(experiment.name, &parameter.name);
-            for implementation in lab.implementations() {
-                let open = || {
-                    lab.open(implementation, &case)
-                        .unwrap_or_else(|e| exit_with_usage_error(&e))
-                };
-                let warm_up = experiment.window_warm_up;
-                let id = BenchmarkId::new(implementation, &parameter.name);
-                if experiment.fresh_per_sample {
-                    group.bench_function(id, |b| {
-                        b.iter_custom(|iters| open().run(warm_up, iters, &mut ()))
-                    });
-                } else {
-                    // Opened only when criterion's filter runs this benchmark.
-                    let mut runner = None;
-                    group.bench_function(id, |b| {
-                        let runner = runner.get_or_insert_with(open);
-                        b.iter_custom(|iters| runner.run(warm_up, iters, &mut ()))
-                    });
-                }
-            }
+impl Placement {
+    fn new(seed: u64) -> Self {
+        let mut placement = Self {
+            state: seed,
+            spacers: Vec::new(),
+        };
+        // Moves the heap's starting point: up to 64 blocks of up to 4 KiB (below malloc's mmap
+        // threshold, so they come from the main heap).
+        for _ in 0..placement.below(64) {
+            placement.spacer();
         }
-        group.finish();
+        placement
     }
-    criterion.final_summary();
+
+    fn next(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (for the small `n` used here the modulo bias is negligible).
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n.max(1)
+    }
+
+    fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+
+    /// Leaves a live, touched block of 0..4 KiB on the heap, moving where the next allocations
+    /// land.
+    fn spacer(&mut self) {
+        let len = self.below(4096) as usize;
+        self.spacers.push(vec![1; len]);
+    }
+}
+
+/// Operations per sample of `run`: doubled from one until a sample's timed part lasts `target`,
+/// or a whole sample (with untimed restores and warm-up) four times that, within the
+/// experiment's cap. The runs also warm the cell up.
+fn calibrate(run: &mut TimedRun, experiment: &Experiment, target: Duration) -> u64 {
+    let mut ops = 1;
+    loop {
+        let started = Instant::now();
+        let timed = run(ops);
+        let next = experiment.cap(ops * 2);
+        if timed >= target || started.elapsed() >= target * 4 || next == ops {
+            return ops;
+        }
+        ops = next;
+    }
+}
+
+/// One cell of a row in a pass: an implementation (or the A/A twin) and its samples in ns/op.
+struct Cell {
+    name: String,
+    run: TimedRun,
+    ops: u64,
+    samples: Vec<f64>,
+}
+
+/// The records of one case in one pass: every selected implementation, and the baseline's twin
+/// when the baseline is selected, opened in a shuffled order with spacers between them, then
+/// sampled in `timing.rounds` rounds, each in a new shuffled order.
+fn pass_case(
+    lab: &'static dyn Lab,
+    selection: &Selection,
+    case: &BenchCase,
+    timing: &Timing,
+    placement: &mut Placement,
+) -> Result<Vec<Record>, String> {
+    let experiment = experiment(lab, &case.experiment)?;
+    let implementations = lab.implementations();
+    let mut names: Vec<(String, &'static str)> = implementations
+        .iter()
+        .filter(|i| selection.selects_implementation(i))
+        .map(|i| (i.to_string(), *i))
+        .collect();
+    if let Some(baseline) = implementations
+        .first()
+        .filter(|b| selection.selects_implementation(b))
+    {
+        names.push((twin(baseline), baseline));
+    }
+    placement.shuffle(&mut names);
+    let mut cells = Vec::with_capacity(names.len());
+    for (name, implementation) in names {
+        placement.spacer();
+        let mut run = open_timed(lab, implementation, case)?;
+        let ops = calibrate(&mut run, &experiment, timing.sample);
+        cells.push(Cell {
+            name,
+            run,
+            ops,
+            samples: Vec::with_capacity(timing.rounds),
+        });
+    }
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    for _ in 0..timing.rounds {
+        placement.shuffle(&mut order);
+        for &i in &order {
+            let cell = &mut cells[i];
+            let elapsed = (cell.run)(cell.ops);
+            cell.samples
+                .push(elapsed.as_nanos() as f64 / cell.ops as f64);
+        }
+    }
+    // Aggregate throughput for concurrent experiments: every thread did `ops` operations.
+    let threads = experiment
+        .parameters
+        .iter()
+        .any(|p| p.threads > 1)
+        .then(|| {
+            experiment
+                .parameter(&case.parameter)
+                .map_or(1, |p| p.threads)
+        });
+    let mut records = Vec::new();
+    for cell in cells {
+        let ns = median(&cell.samples);
+        let id = case.id(&cell.name);
+        records.push(Record::new(id.clone(), Metric::NsPerOp, ns));
+        if let Some(threads) = threads {
+            records.push(Record::new(
+                id,
+                Metric::OpsPerSec,
+                threads as f64 * 1e9 / ns,
+            ));
+        }
+    }
+    Ok(records)
+}
+
+/// `main` of a lab's `time` binary: one pass of the wall-time stage,
+/// `[--seed N] [--out FILE] [--quick|--test] [NAME...]`. The seed shuffles the order of the
+/// cases and of the cells in every round and sizes the heap spacers ([`Placement`]); the driver
+/// runs several passes as separate processes, each also linked with its own code order and
+/// started with its own environment size (stack offset), and takes verdicts across them
+/// ([`crate::compare`]). Each record is the pass's median sample of one cell.
+pub fn pass_main(lab: &'static dyn Lab) {
+    let (args, selection) = parse_args(lab);
+    let timing = lab.timing(args.mode());
+    let mut placement = Placement::new(args.seed);
+    let mut cases = crate::lab::cases(lab, |e, p| {
+        e.is_timed() && selection.selects_case(e.name, &p.name)
+    });
+    placement.shuffle(&mut cases);
+    let mut records = Vec::new();
+    for case in &cases {
+        eprintln!("pass {}: {case}", args.seed);
+        let measured = pass_case(lab, &selection, case, &timing, &mut placement)
+            .unwrap_or_else(|e| exit_with_usage_error(&e));
+        records.extend(measured);
+    }
+    crate::record::emit_records(args.out.as_deref(), &records)
+        .unwrap_or_else(|e| exit_with_usage_error(&e));
 }
 
 #[cfg(test)]
@@ -311,6 +453,93 @@ mod tests {
             "retained only"
         );
         assert!(named_case(&TINY, &[]).unwrap_err().contains("usage"));
+    }
+
+    #[test]
+    fn a_pass_measures_every_selected_cell_and_the_twin_once() {
+        let timing = Timing {
+            passes: 1,
+            rounds: 3,
+            sample: Duration::from_nanos(50),
+        };
+        let all = Selection::default();
+        let mut placement = Placement::new(7);
+        let records = pass_case(
+            &TINY,
+            &all,
+            &BenchCase::new("op", "small"),
+            &timing,
+            &mut placement,
+        )
+        .unwrap();
+        let ids: Vec<String> = records
+            .iter()
+            .filter(|r| r.metric == Metric::NsPerOp)
+            .map(|r| r.id.to_string())
+            .collect();
+        assert_eq!(ids.len(), 3, "{ids:?}");
+        for name in ["op/base/small", "op/fast/small", "op/base-again/small"] {
+            assert!(ids.iter().any(|i| i == name), "{name} missing from {ids:?}");
+        }
+        assert!(
+            records
+                .iter()
+                .filter(|r| r.metric == Metric::NsPerOp)
+                .all(|r| r.value == 1.0),
+            "the idle runner reports 1 ns per op"
+        );
+        let shared = pass_case(
+            &TINY,
+            &all,
+            &BenchCase::new("op", "shared-4"),
+            &timing,
+            &mut placement,
+        )
+        .unwrap();
+        let ops = shared
+            .iter()
+            .find(|r| r.metric == Metric::OpsPerSec)
+            .unwrap();
+        assert_eq!(ops.value, 4e9, "4 threads at 1 ns per op each");
+        let fast_only = Selection::parse(&TINY, &["fast".to_owned()]).unwrap();
+        let records = pass_case(
+            &TINY,
+            &fast_only,
+            &BenchCase::new("cleanup", "small"),
+            &timing,
+            &mut placement,
+        )
+        .unwrap();
+        assert_eq!(records.len(), 1, "no twin without the baseline");
+    }
+
+    #[test]
+    fn placement_is_seeded_and_shuffles_are_permutations() {
+        let order = |seed| {
+            let mut items: Vec<u32> = (0..20).collect();
+            Placement::new(seed).shuffle(&mut items);
+            items
+        };
+        assert_eq!(order(1), order(1));
+        assert_ne!(order(1), order(2));
+        let mut sorted = order(3);
+        sorted.sort();
+        assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn calibration_doubles_until_the_target_within_the_cap() {
+        let e = experiment(&TINY, "op").unwrap();
+        let mut run: TimedRun = Box::new(Duration::from_nanos);
+        // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
+        // part and the cap stop the doubling.
+        assert_eq!(calibrate(&mut run, &e, Duration::from_micros(100)), 131_072);
+        assert_eq!(calibrate(&mut run, &e, Duration::ZERO), 1);
+        let capped = Experiment {
+            max_ops: Some(10),
+            ..e
+        };
+        assert_eq!(calibrate(&mut run, &capped, Duration::from_micros(100)), 10);
     }
 
     #[test]

@@ -85,7 +85,11 @@ pub fn interleave(
     samples
 }
 
-fn median(values: &[f64]) -> f64 {
+/// The median of `values` (NaN for none).
+pub fn median(values: &[f64]) -> f64 {
+    if values.is_empty() {
+        return f64::NAN;
+    }
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
     let n = sorted.len();
@@ -124,11 +128,11 @@ pub fn ratio_implementation(a: &str, b: &str) -> String {
     format!("{b}-vs-{a}")
 }
 
-/// The implementation name B's records carry: `b`, or `<b>-again` when A and B are the same
-/// implementation (an A/A run, which shows the noise floor).
+/// The implementation name B's records carry: `b`, or its twin's (`<b>-again`) when A and B are
+/// the same implementation (an A/A run, which shows the noise floor).
 pub fn b_side_name(a: &str, b: &str) -> String {
     if a == b {
-        format!("{b}-again")
+        crate::lab::twin(b)
     } else {
         b.to_owned()
     }

@@ -69,12 +69,16 @@ impl From<BenchId> for String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Metric {
-    /// Wall time per operation (per thread-operation for multi-thread shapes), criterion median.
+    /// Wall time per operation (per thread-operation for multi-thread shapes): the median over
+    /// passes of each pass's median sample.
     NsPerOp,
     /// Operations per second summed over all threads.
     OpsPerSec,
     /// Instructions per operation, callgrind via gungraun.
     InstructionsPerOp,
+    /// Cycles per operation as callgrind's cache simulation models them (gungraun's estimate:
+    /// L1 hits + 5 × LL hits + 35 × RAM hits): a deterministic model, not a measurement.
+    EstimatedCyclesPerOp,
     /// Heap allocations per operation in steady state.
     AllocsPerOp,
     /// Heap bytes allocated per operation in steady state.
@@ -93,6 +97,7 @@ impl Metric {
             Self::NsPerOp => "ns/op",
             Self::OpsPerSec => "ops/s",
             Self::InstructionsPerOp => "instructions/op",
+            Self::EstimatedCyclesPerOp => "est. cycles/op",
             Self::AllocsPerOp => "allocs/op",
             Self::BytesPerOp => "B/op",
             Self::RetainedBytes | Self::RetainedUsableBytes => "B",
@@ -125,6 +130,10 @@ pub struct Record {
     /// Present for sampled metrics (time); absent for deterministic counts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interval: Option<Interval>,
+    /// The value each pass of the wall-time stage measured, in pass order (pass `k` of every
+    /// cell of a run ran in the same process), so cells compare pass by pass.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passes: Option<Vec<f64>>,
 }
 
 impl Record {
@@ -135,12 +144,23 @@ impl Record {
             value,
             unit: metric.unit().to_owned(),
             interval: None,
+            passes: None,
         }
     }
 
     pub fn with_interval(mut self, interval: Interval) -> Self {
         self.interval = Some(interval);
         self
+    }
+
+    /// A record summarising per-pass values: their median, the distribution-free interval of
+    /// that median when there are enough passes for one, and the passes themselves.
+    pub fn from_passes(id: BenchId, metric: Metric, passes: Vec<f64>) -> Self {
+        let estimate = crate::paired::median_estimate(&passes);
+        let mut record = Self::new(id, metric, crate::paired::median(&passes));
+        record.interval = estimate.map(|e| e.interval);
+        record.passes = Some(passes);
+        record
     }
 }
 
@@ -175,12 +195,36 @@ impl RunMode {
     }
 }
 
+/// How the code was laid out across a run's wall-time passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum LinkOrder {
+    /// Each pass ran a binary linked with its own order of code sections.
+    ShuffledPerPass,
+    /// Every pass ran the same binary (`cargo xtask bench --fixed-layout`).
+    Fixed,
+}
+
+/// How the wall-time stage of a run sampled, so a report can say what its verdicts rest on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimingMethod {
+    pub passes: usize,
+    /// Interleaved samples of every cell per pass.
+    pub rounds: usize,
+    /// Shortest timed part of one sample.
+    pub sample_ns: u64,
+    pub link_order: LinkOrder,
+}
+
 /// Everything one run of one lab measured, with the environment it ran in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ResultSet {
     pub lab: String,
     pub mode: RunMode,
     pub environment: Environment,
+    /// Absent when the run timed nothing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timing: Option<TimingMethod>,
     pub records: Vec<Record>,
 }
 
@@ -246,6 +290,28 @@ pub fn emit_records(out: Option<&Path>, records: &[Record]) -> Result<(), String
     }
 }
 
+/// One record per (id, metric) from the records of several wall-time passes: the per-pass values
+/// in pass order, summarised by [`Record::from_passes`]. A cell missing from a pass (a pass that
+/// failed part-way) keeps the passes it has, which then no longer pair with the others.
+pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
+    let mut keys: Vec<(BenchId, Metric)> = Vec::new();
+    let mut values: std::collections::HashMap<(BenchId, Metric), Vec<f64>> = Default::default();
+    for record in passes.iter().flatten() {
+        let key = (record.id.clone(), record.metric);
+        let cell = values.entry(key.clone()).or_default();
+        if cell.is_empty() {
+            keys.push(key);
+        }
+        cell.push(record.value);
+    }
+    keys.into_iter()
+        .map(|key| {
+            let passes = values.remove(&key).expect("every key has values");
+            Record::from_passes(key.0, key.1, passes)
+        })
+        .collect()
+}
+
 /// Reads a JSON array of records written by [`emit_records`].
 pub fn load_records(path: &Path) -> Result<Vec<Record>, String> {
     let text = std::fs::read_to_string(path)
@@ -263,6 +329,7 @@ mod tests {
             lab: "dedup".into(),
             mode: RunMode::Quick,
             environment: Environment::fixed_for_tests(),
+            timing: None,
             records: vec![
                 Record::new(
                     BenchId::new("admission", "topic-mutex", "single"),
@@ -300,6 +367,37 @@ mod tests {
         assert_eq!(back, set);
         assert!(set.to_json().contains("\"admission/topic-mutex/single\""));
         assert!(ResultSet::from_json("{\"lab\": 3}").is_err());
+    }
+
+    #[test]
+    fn passes_combine_into_one_record_per_cell_with_median_and_interval() {
+        let id = BenchId::new("e", "i", "p");
+        let pass = |v: f64| {
+            vec![
+                Record::new(id.clone(), Metric::NsPerOp, v),
+                Record::new(id.clone(), Metric::OpsPerSec, 1e9 / v),
+            ]
+        };
+        let passes: Vec<Vec<Record>> = [5.0, 1.0, 4.0, 2.0, 3.0, 6.0].map(pass).to_vec();
+        let combined = combine_passes(&passes);
+        assert_eq!(combined.len(), 2);
+        let ns = &combined[0];
+        assert_eq!((ns.metric, ns.value), (Metric::NsPerOp, 3.5));
+        assert_eq!(
+            ns.passes.as_deref(),
+            Some(&[5.0, 1.0, 4.0, 2.0, 3.0, 6.0][..]),
+            "pass order kept"
+        );
+        let ci = ns.interval.unwrap();
+        assert_eq!((ci.lower, ci.upper), (1.0, 6.0), "six passes: the extremes");
+        let two = combine_passes(&passes[..2]);
+        assert_eq!(
+            (two[0].value, two[0].interval),
+            (3.0, None),
+            "no interval from two passes"
+        );
+        let round_trip: Record = serde_json::from_str(&serde_json::to_string(ns).unwrap()).unwrap();
+        assert_eq!(&round_trip, ns);
     }
 
     #[test]

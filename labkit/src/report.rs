@@ -103,7 +103,7 @@ fn cell(record: &Record) -> String {
 
 fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
     match (metric, verdict) {
-        (Metric::NsPerOp | Metric::InstructionsPerOp, v) => v.word(),
+        (Metric::NsPerOp | Metric::InstructionsPerOp | Metric::EstimatedCyclesPerOp, v) => v.word(),
         (Metric::OpsPerSec, Verdict::Better) => "higher",
         (Metric::OpsPerSec, Verdict::Worse) => "lower",
         (_, Verdict::Better) => "less",
@@ -116,6 +116,7 @@ fn column_header(metric: Metric) -> &'static str {
     match metric {
         Metric::RetainedBytes => "retained",
         Metric::RetainedUsableBytes => "retained (malloc usable)",
+        Metric::EstimatedCyclesPerOp => "est. cycles/op (model)",
         m => m.unit(),
     }
 }
@@ -165,8 +166,9 @@ impl Row {
 }
 
 /// A comparison table: one row per (experiment, parameter), one column per implementation
-/// (baseline first), each candidate cell with its ratio to the baseline, the change in percent and
-/// the verdict.
+/// (baseline first, then its A/A twin when the run measured one), each candidate cell with its
+/// ratio to the baseline, the change in percent, the verdict and, for per-pass comparisons, how
+/// many passes agree.
 pub fn comparison_table(
     set: &ResultSet,
     metric: Metric,
@@ -174,10 +176,25 @@ pub fn comparison_table(
     implementations: &[&str],
 ) -> Table {
     let baseline = implementations[0];
+    let twin = crate::lab::twin(baseline);
+    let measured_twin = rows.iter().any(|row| {
+        set.find(
+            &BenchId::new(&row.experiment, &twin, &row.parameter),
+            metric,
+        )
+        .is_some()
+    });
+    let mut columns: Vec<&str> = vec![baseline];
+    if measured_twin {
+        columns.push(&twin);
+    }
+    columns.extend(&implementations[1..]);
     let mut table = Table::new().column("Case", Align::Left);
-    for (i, name) in implementations.iter().enumerate() {
-        let header = if i == 0 {
+    for name in &columns {
+        let header = if *name == baseline {
             format!("{name} (baseline)")
+        } else if *name == twin {
+            format!("{baseline} again (A/A)")
         } else {
             name.to_string()
         };
@@ -188,7 +205,7 @@ pub fn comparison_table(
             |name: &str| set.find(&BenchId::new(&row.experiment, name, &row.parameter), metric);
         let base = find(baseline);
         let mut cells = vec![row.label.clone()];
-        for name in implementations {
+        for name in &columns {
             cells.push(match (find(name), base) {
                 (None, _) => "—".into(),
                 (Some(r), _) if *name == baseline => format!("{}<br>1.00×", cell(r)),
@@ -196,9 +213,12 @@ pub fn comparison_table(
                 (Some(r), Some(b)) => {
                     let c = compare(b, r);
                     let word = verdict_word(metric, c.verdict);
+                    let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
+                        format!(" ({agreeing}/{of})")
+                    });
                     if c.ratio.is_finite() {
                         format!(
-                            "{}<br>{:.2}× {} {word}",
+                            "{}<br>{:.2}× {} {word}{agreement}",
                             cell(r),
                             c.ratio,
                             format_change(c.change_percent)
@@ -308,10 +328,11 @@ pub fn paired_table(
 
 /// Every id with every metric measured for it, in one table: the join of all measurements.
 pub fn joined_table(set: &ResultSet) -> Table {
-    const METRICS: [Metric; 7] = [
+    const METRICS: [Metric; 8] = [
         Metric::NsPerOp,
         Metric::OpsPerSec,
         Metric::InstructionsPerOp,
+        Metric::EstimatedCyclesPerOp,
         Metric::AllocsPerOp,
         Metric::BytesPerOp,
         Metric::RetainedBytes,
@@ -365,6 +386,7 @@ mod tests {
             lab: "dedup".into(),
             mode: RunMode::Full,
             environment: Environment::fixed_for_tests(),
+            timing: None,
             records,
         }
     }
@@ -395,6 +417,33 @@ mod tests {
         );
         assert!(out.contains("1.02× +2.0 % inconclusive"), "{out}");
         assert!(out.contains("| — |"), "{out}");
+    }
+
+    #[test]
+    fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
+        let passes = |implementation: &str, values: &[f64]| {
+            Record::from_passes(
+                BenchId::new("admission", implementation, "single"),
+                Metric::NsPerOp,
+                values.to_vec(),
+            )
+        };
+        let s = set(vec![
+            passes("base", &[10.0, 11.0, 12.0, 13.0, 14.0, 15.0]),
+            passes("base-again", &[10.5, 10.5, 12.5, 12.5, 14.5, 14.5]),
+            passes("fast", &[5.0, 5.5, 6.0, 6.5, 7.0, 7.5]),
+        ]);
+        let rows = [Row::new("admission", "single", "1 thread")];
+        let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+        assert!(
+            out.starts_with("| Case | base (baseline) | base again (A/A) | fast |"),
+            "{out}"
+        );
+        assert!(out.contains("0.50× −50.0 % faster (6/6)"), "{out}");
+        assert!(out.contains("unstable (3/6)"), "{out}");
+        let without = set(vec![timed("base", 40.0, 1.0)]);
+        let out = comparison_table(&without, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+        assert!(!out.contains("A/A"), "no twin measured, no column: {out}");
     }
 
     #[test]

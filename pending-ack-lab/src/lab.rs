@@ -10,10 +10,9 @@ use std::time::{Duration, Instant};
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare};
 use labkit::lab::{
-    BenchCase, Experiment as Described, Kind, Lab, Parameter, Runner, SMOKE_TIMING, Timing, Window,
-    resolve,
+    BenchCase, Experiment as Described, Kind, Lab, Parameter, Runner, Window, resolve,
 };
-use labkit::record::{BenchId, Metric, Record, ResultSet, RunMode};
+use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{
     Report, Row, comparison_table, fill, format_metric, joined_table, metric_chart,
 };
@@ -34,7 +33,7 @@ const FOOTPRINT: &str = "footprint";
 const RETAINED_CAPACITY: &str = "retained-capacity";
 
 /// Instructions are counted on the seed's headline datasets (one and twenty ledgers) to keep the
-/// valgrind stage short; criterion times every dataset.
+/// valgrind stage short; the wall-time passes time every dataset.
 const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 
 fn dataset_parameter(dataset: &Dataset) -> Parameter {
@@ -60,7 +59,6 @@ impl Lab for PendingAckLab {
 
     fn crates(&self) -> &'static [&'static str] {
         &[
-            "criterion",
             "gungraun",
             "dhat",
             "hashbrown",
@@ -117,23 +115,6 @@ impl Lab for PendingAckLab {
                 .collect(),
         ));
         experiments
-    }
-
-    // 228 criterion benchmarks: about 3 s each in full mode keeps the timing stage near 12 min.
-    fn timing(&self, mode: RunMode) -> Timing {
-        match mode {
-            RunMode::Full => Timing {
-                warm_up: "0.5",
-                measurement: "2.5",
-                samples: "30",
-            },
-            RunMode::Quick => Timing {
-                warm_up: "0.1",
-                measurement: "0.3",
-                samples: "10",
-            },
-            RunMode::Smoke => SMOKE_TIMING,
-        }
     }
 
     fn counted_ops(&self) -> u64 {
@@ -337,6 +318,7 @@ fn per_entry(set: &ResultSet, metric: Metric) -> ResultSet {
         lab: set.lab.clone(),
         mode: set.mode,
         environment: set.environment.clone(),
+        timing: set.timing,
         records,
     }
 }
@@ -352,6 +334,7 @@ fn reproduces(seed_change: f64, verdict: Verdict) -> &'static str {
     };
     match (seed_direction, verdict) {
         (_, Verdict::Inconclusive) => "inconclusive",
+        (_, Verdict::Unstable) => "unstable (passes disagree)",
         (s, v) if s == v => "yes",
         (Verdict::Same, _) => "no (the lab shows a difference)",
         (_, Verdict::Same) => "no (no difference here)",
@@ -746,6 +729,7 @@ mod tests {
     use super::*;
     use labkit::env::Environment;
     use labkit::record::Interval;
+    use labkit::record::RunMode;
 
     const BASELINE: &str = "nested-tree";
     const SEED_PRIMITIVE: &str = "primitive-bucketed";
@@ -769,6 +753,7 @@ mod tests {
             lab: "pending-ack".into(),
             mode: RunMode::Full,
             environment: Environment::fixed_for_tests(),
+            timing: None,
             records,
         }
     }

@@ -98,45 +98,94 @@ impl BenchBinaries {
             packages.join(", "),
             workspace.display()
         );
-        let mut cmd = cargo();
-        cmd.env("GUNGRAUN_RUNNER", &runner)
-            .env("CARGO_TARGET_DIR", workspace.join("target"))
-            .args([
-                "bench",
-                "--no-run",
-                "--message-format=json-render-diagnostics",
-            ])
-            .current_dir(workspace);
-        for package in packages {
-            cmd.args(["-p", package]);
-        }
-        // cargo's own progress goes to stderr, which passes through.
-        let messages = output(&mut cmd)?;
         Ok(Self {
             workspace: workspace.to_path_buf(),
-            executables: bench_executables(&messages)?,
+            executables: cargo_bench_no_run(workspace, packages, &runner, None)?,
             runner,
         })
+    }
+
+    /// `lab`'s bench binary `bench` linked again with the code sections in the order `seed`
+    /// shuffles them to (see `xtask/link-shuffled`), copied to `into` so the next relink does not
+    /// replace it. The build is the same as [`Self::this_checkout`]'s (every lab, so features
+    /// resolve alike); touching the bench's source makes cargo compile that one small crate and
+    /// link it again.
+    pub fn relinked(&self, lab: &dyn Lab, bench: &str, seed: u64, into: &Path) -> Result<PathBuf> {
+        let source = self
+            .workspace
+            .join(lab.package())
+            .join(format!("benches/{bench}.rs"));
+        std::fs::File::options()
+            .append(true)
+            .open(&source)
+            .and_then(|f| f.set_modified(std::time::SystemTime::now()))
+            .with_context(|| format!("cannot touch {}", source.display()))?;
+        let packages: Vec<&str> = LABS.iter().map(|l| l.package()).collect();
+        let executables = cargo_bench_no_run(&self.workspace, &packages, &self.runner, Some(seed))?;
+        let key = (self.workspace.join(lab.package()), bench.to_owned());
+        let built = executables
+            .get(&key)
+            .ok_or_else(|| anyhow!("the relink produced no bench `{bench}` of {}", lab.name()))?;
+        std::fs::create_dir_all(into)?;
+        let copy = into.join(format!("{bench}-link-{seed}"));
+        std::fs::copy(built, &copy)
+            .with_context(|| format!("cannot copy {} to {}", built.display(), copy.display()))?;
+        Ok(copy)
     }
 
     /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
     /// directory, with `--bench` and the package name, ready for the binary's own arguments.
     pub fn command(&self, lab: &dyn Lab, bench: &str) -> Result<Command> {
+        let key = (self.workspace.join(lab.package()), bench.to_owned());
+        let executable = self.executables.get(&key).ok_or_else(|| {
+            anyhow!(
+                "the build produced no bench `{bench}` in {}",
+                key.0.display()
+            )
+        })?;
+        Ok(self.command_of(lab, executable))
+    }
+
+    /// A command running `executable` (one of `lab`'s bench binaries) as `cargo bench` would.
+    pub fn command_of(&self, lab: &dyn Lab, executable: &Path) -> Command {
         // The workspace keeps each lab in a directory named like its package.
         let dir = self.workspace.join(lab.package());
-        let key = (dir.clone(), bench.to_owned());
-        let executable = self
-            .executables
-            .get(&key)
-            .ok_or_else(|| anyhow!("the build produced no bench `{bench}` in {}", dir.display()))?;
         let mut cmd = Command::new(executable);
         cmd.current_dir(&dir)
             .env("CARGO_PKG_NAME", lab.package())
             .env("CARGO_MANIFEST_DIR", &dir)
             .env("GUNGRAUN_RUNNER", &self.runner)
             .arg("--bench");
-        Ok(cmd)
+        cmd
     }
+}
+
+/// `cargo bench --no-run` of `packages` in `workspace`, linked with `link_seed`'s code order when
+/// one is given; returns the bench executables.
+fn cargo_bench_no_run(
+    workspace: &Path,
+    packages: &[&str],
+    runner: &Path,
+    link_seed: Option<u64>,
+) -> Result<HashMap<(PathBuf, String), PathBuf>> {
+    let mut cmd = cargo();
+    cmd.env("GUNGRAUN_RUNNER", runner)
+        .env("CARGO_TARGET_DIR", workspace.join("target"))
+        .args([
+            "bench",
+            "--no-run",
+            "--message-format=json-render-diagnostics",
+        ])
+        .current_dir(workspace);
+    match link_seed {
+        Some(seed) => cmd.env("LABKIT_LINK_SEED", seed.to_string()),
+        None => cmd.env_remove("LABKIT_LINK_SEED"),
+    };
+    for package in packages {
+        cmd.args(["-p", package]);
+    }
+    // cargo's own progress goes to stderr, which passes through.
+    bench_executables(&output(&mut cmd)?)
 }
 
 /// The bench executables in cargo's `--message-format=json` output.

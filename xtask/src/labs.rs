@@ -30,7 +30,8 @@ mod tests {
         for lab in LABS {
             let implementations = lab.implementations().len();
             let timed_cases = labkit::lab::cases(*lab, |e, _| e.is_timed()).len();
-            assert_eq!(timed_ids(*lab).len(), timed_cases * implementations);
+            // every implementation and the baseline's A/A twin
+            assert_eq!(timed_ids(*lab).len(), timed_cases * (implementations + 1));
             assert!(counted_cases_of(*lab).len() <= timed_cases);
             let vocabulary = Vocabulary::of(*lab);
             assert_eq!(vocabulary.implementations.len(), implementations);

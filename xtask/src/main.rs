@@ -18,7 +18,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use labkit::env::Environment;
 use labkit::lab::{Lab, Selection, Vocabulary, counted_cases_of};
-use labkit::record::{ResultSet, RunMode, write_atomic};
+use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 use labkit::report::{Row, environment_section, paired_table};
 
 use binaries::BenchBinaries;
@@ -85,6 +85,10 @@ struct BenchArgs {
     /// Write the results here instead.
     #[arg(long, value_name = "DIR")]
     out_dir: Option<PathBuf>,
+    /// Run every wall-time pass on one binary instead of relinking each pass with its own code
+    /// order (to measure what code layout contributes to the spread between passes).
+    #[arg(long)]
+    fixed_layout: bool,
     /// An optional lab first, then names that select implementations, experiments, parameters.
     #[arg(value_name = "LAB|NAME")]
     words: Vec<String>,
@@ -217,12 +221,19 @@ fn bench(args: &BenchArgs) -> Result<()> {
     let mut failures = Vec::new();
     for (lab, environment) in chosen.into_iter().zip(environments) {
         let work = root().join("target/lab").join(lab.name());
-        let (records, failed) = stages::measure(lab, mode, &words, binaries, &work)?;
+        let link_order = if args.fixed_layout {
+            LinkOrder::Fixed
+        } else {
+            LinkOrder::ShuffledPerPass
+        };
+        let (records, failed, timing) =
+            stages::measure(lab, mode, &words, binaries, &work, link_order)?;
         failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name())));
         let set = ResultSet {
             lab: lab.name().to_owned(),
             mode,
             environment,
+            timing: Some(timing),
             records,
         };
         output::write_results(lab, &set, &dir)?;
@@ -337,6 +348,7 @@ fn compare(args: &CompareArgs) -> Result<()> {
         lab: lab.name().to_owned(),
         mode,
         environment,
+        timing: None,
         records,
     };
     let stem = format!("{}-{a_label}-vs-{b_label}", lab.name());
@@ -458,6 +470,7 @@ fn test() -> Result<()> {
             smoke: true,
         },
         out_dir: Some(root().join("target/lab").join(dir)),
+        fixed_layout: false,
         words,
     };
     bench(&smoke(Vec::new(), "smoke"))?;

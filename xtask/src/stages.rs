@@ -1,21 +1,25 @@
 //! Measuring one lab: the allocation, instruction-count and wall-time stages, each a run of one of
-//! the lab's bench binaries, with the selection derived from the lab's description.
+//! the lab's bench binaries, with the selection derived from the lab's description. The wall-time
+//! stage is several passes, each a separate process of its own link order, environment size and
+//! seed ([`time_passes`]).
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
-use labkit::record::{Record, RunMode};
+use labkit::record::{LinkOrder, Record, RunMode, TimingMethod, combine_passes, load_records};
 
 use crate::binaries::BenchBinaries;
 use crate::collect;
 use crate::process::{root, run, run_merged};
 
-/// Extra callgrind arguments for every instruction-count run (bench and gate alike): only `Ir`
-/// is reported, and without cache simulation the uncounted setup under valgrind runs about twice
-/// as fast while `Ir` stays identical.
-pub const CALLGRIND_ARGS: &str = "--callgrind-args=--cache-sim=no";
+/// Extra callgrind arguments for every instruction-count run (bench and gate alike): the cache
+/// simulation behind gungraun's estimated cycles (L1 hits + 5 × LL hits + 35 × RAM hits), with a
+/// fixed cache geometry (32 KiB 8-way L1i and L1d, 8 MiB 16-way LL, 64-byte lines) rather than
+/// the host's, so the model gives the same figure on every machine.
+pub const CALLGRIND_ARGS: &str =
+    "--callgrind-args=--cache-sim=yes --I1=32768,8,64 --D1=32768,8,64 --LL=8388608,16,64";
 
 /// What one stage produced: the records its binary managed to write (also when it failed
 /// part-way, so one failing benchmark does not lose the others) and the failure, if any.
@@ -31,18 +35,20 @@ pub fn stage_outcome(
     }
 }
 
-/// "n of N done, ETA" for a stage of equally sized benchmarks.
+/// "n of N done, ETA" for a stage of equally sized steps.
 struct Progress {
     lab: &'static str,
+    what: &'static str,
     planned: usize,
     done: usize,
     started: Instant,
 }
 
 impl Progress {
-    fn new(lab: &'static str, planned: usize) -> Self {
+    fn new(lab: &'static str, what: &'static str, planned: usize) -> Self {
         Self {
             lab,
+            what,
             planned,
             done: 0,
             started: Instant::now(),
@@ -55,32 +61,74 @@ impl Progress {
         let remaining = self.planned.saturating_sub(self.done);
         let eta = elapsed / self.done as f64 * remaining as f64;
         println!(
-            "==> [{}] {}/{} benchmarks done, {remaining} to go, ETA {}:{:02}",
+            "==> [{}] {}/{} {} done, {remaining} to go, ETA {}:{:02}",
             self.lab,
             self.done,
             self.planned,
+            self.what,
             (eta / 60.0) as u64,
             (eta % 60.0) as u64
         );
     }
 }
 
-/// A criterion filter regex selecting exactly the chosen `<experiment>/<implementation>/<parameter>`
-/// ids, or none when everything is chosen.
-pub fn criterion_filter(selection: &Selection) -> Option<String> {
-    if selection.is_everything() {
-        return None;
-    }
-    let part = |chosen: &[String]| match chosen {
-        [] => "[^/]+".to_owned(),
-        names => format!("({})", names.join("|")),
+/// The environment-size padding of pass `seed` (0 to 4095 bytes): the environment sits at the top
+/// of the initial stack, so its size moves every stack address of the pass (Mytkowicz et al.,
+/// "Producing wrong data without doing anything obviously wrong!", ASPLOS 2009).
+pub fn environment_padding(seed: u64) -> String {
+    let bytes = (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
+    "x".repeat(bytes)
+}
+
+/// The wall-time stage: `timing.passes` separate processes of the lab's `time` binary, each
+/// linked with its own code order (unless `link_order` is fixed), started with its own
+/// environment size and seeded with its pass number (case order, cell order per round, heap
+/// spacers). Returns the records combined across passes, pass by pass, and what the method was.
+fn time_passes(
+    lab: &'static dyn Lab,
+    mode: RunMode,
+    words: &[String],
+    binaries: &BenchBinaries,
+    work: &Path,
+    link_order: LinkOrder,
+) -> (TimingMethod, Result<()>, Vec<Record>) {
+    let timing = lab.timing(mode);
+    let method = TimingMethod {
+        passes: timing.passes,
+        rounds: timing.rounds,
+        sample_ns: timing.sample.as_nanos() as u64,
+        link_order,
     };
-    Some(format!(
-        "^{}/{}/{}$",
-        part(&selection.experiments),
-        part(&selection.implementations),
-        part(&selection.parameters)
-    ))
+    let mut progress = Progress::new(lab.name(), "passes", timing.passes);
+    let mut passes = Vec::new();
+    let mut ran = Ok(());
+    for pass in 1..=timing.passes as u64 {
+        let out = work.join(format!("pass-{pass}.json"));
+        let _ = std::fs::remove_file(&out);
+        ran = (|| {
+            let mut cmd = match link_order {
+                LinkOrder::ShuffledPerPass => {
+                    let executable = binaries.relinked(lab, "time", pass, work)?;
+                    binaries.command_of(lab, &executable)
+                }
+                LinkOrder::Fixed => binaries.command(lab, "time")?,
+            };
+            cmd.env("LABKIT_PLACEMENT_PADDING", environment_padding(pass))
+                .args(["--seed", &pass.to_string()])
+                .arg("--out")
+                .arg(&out)
+                .args(mode.bench_flag())
+                .args(words);
+            run(&mut cmd)?;
+            passes.push(load_records(&out).map_err(|e| anyhow!(e))?);
+            Ok(())
+        })();
+        if ran.is_err() {
+            break;
+        }
+        progress.finished_one();
+    }
+    (method, ran, combine_passes(&passes))
 }
 
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
@@ -146,7 +194,8 @@ pub fn measure(
     words: &[String],
     binaries: &BenchBinaries,
     work: &Path,
-) -> Result<(Vec<Record>, Vec<String>)> {
+    link_order: LinkOrder,
+) -> Result<(Vec<Record>, Vec<String>, TimingMethod)> {
     let selection = Selection::parse(lab, words).map_err(|e| anyhow!(e))?;
     let name = lab.name();
     let mut records = Vec::new();
@@ -177,7 +226,7 @@ pub fn measure(
     let ran = binaries
         .command(lab, "alloc")
         .and_then(|mut cmd| run(cmd.arg("--out").arg(&alloc_out).args(mode_flag).args(words)));
-    let collected = labkit::record::load_records(&alloc_out).map_err(|e| anyhow!(e));
+    let collected = load_records(&alloc_out).map_err(|e| anyhow!(e));
     stage(1, "allocation", stage_outcome(ran, collected));
 
     println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
@@ -206,43 +255,24 @@ pub fn measure(
         stage_outcome(ran, collect::gungraun_tree(&gungraun_dir, lab)),
     );
 
-    let criterion_home = work.join("criterion");
-    let _ = std::fs::remove_dir_all(&criterion_home);
     let planned = timed_ids(lab)
         .iter()
         .filter(|id| selection.selects(id))
         .count();
-    println!(
-        "==> [{name}] stage 3/3 wall time (criterion, {} mode): {planned} benchmarks",
-        mode.label()
-    );
-    let mut progress = Progress::new(name, planned);
     let timing = lab.timing(mode);
-    let ran = binaries.command(lab, "time").and_then(|mut cmd| {
-        cmd.env("CRITERION_HOME", &criterion_home)
-            .arg("--noplot")
-            .args(["--warm-up-time", timing.warm_up])
-            .args(["--measurement-time", timing.measurement])
-            .args(["--sample-size", timing.samples])
-            .args(criterion_filter(&selection));
-        run_merged(&mut cmd, |line| {
-            println!("{line}");
-            // criterion prints one `time:` line per finished benchmark
-            if line.trim_start().starts_with("time:") || line.contains(" time: ") {
-                progress.finished_one();
-            }
-        })
-    });
-    stage(
-        3,
-        "time",
-        stage_outcome(ran, collect::criterion_tree(&criterion_home)),
+    println!(
+        "==> [{name}] stage 3/3 wall time ({} mode): {planned} cells × {} passes × {} samples",
+        mode.label(),
+        timing.passes,
+        timing.rounds
     );
+    let (method, ran, combined) = time_passes(lab, mode, words, binaries, work, link_order);
+    stage(3, "time", stage_outcome(ran, Ok(combined)));
     println!(
         "==> [{name}] measured in {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    Ok((records, failures))
+    Ok((records, failures, method))
 }
 
 #[cfg(test)]
@@ -277,14 +307,10 @@ mod tests {
     }
 
     #[test]
-    fn filters_reach_criterion_and_gungraun() {
+    fn filters_reach_gungraun() {
         let dedup = find("dedup").unwrap();
         let s =
             Selection::parse(dedup, &words(&["atomic-slot", "topic-mutex", "shared-2"])).unwrap();
-        assert_eq!(
-            criterion_filter(&s).unwrap(),
-            "^[^/]+/(atomic-slot|topic-mutex)/(shared-2)$"
-        );
         assert_eq!(
             gungraun_filters(dedup, &s).unwrap(),
             Vec::<String>::new(),
@@ -312,6 +338,24 @@ mod tests {
             .parameters
             .len();
         assert_eq!(chosen, datasets);
+        let s = Selection::parse(pending, &words(&["remove-all-up-to"])).unwrap();
+        let chosen = timed_ids(pending).iter().filter(|id| s.selects(id)).count();
+        let cells = pending.implementations().len() + 1;
+        assert_eq!(
+            chosen,
+            datasets * cells,
+            "every implementation and the A/A twin"
+        );
+    }
+
+    #[test]
+    fn passes_differ_in_environment_size_within_a_page() {
+        let sizes: Vec<usize> = (1..=8).map(|p| environment_padding(p).len()).collect();
+        assert!(sizes.iter().all(|s| *s < 4096), "{sizes:?}");
+        let mut distinct = sizes.clone();
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(distinct.len(), sizes.len(), "{sizes:?}");
     }
 
     #[test]
