@@ -28,6 +28,12 @@ gate +ARGS:
 alloc LAB IMPLEMENTATION +CASE:
     cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{CASE}}
 
+# How many faster/slower verdicts of one run repeat in another, e.g. after
+# `just bench --out-dir target/run1` and `just bench --out-dir target/run2`:
+# `just rerun target/run1 target/run2`
+rerun FIRST SECOND *LABS:
+    cargo xtask rerun {{FIRST}} {{SECOND}} {{LABS}}
+
 # The whole test suite plus smoke runs of every benchmark, the report pipeline and compare
 test:
     cargo xtask test

@@ -223,6 +223,52 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
     Some(filled)
 }
 
+/// How the decisive wall-time verdicts of one run fared in another run of the same cells.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Rerun {
+    /// Faster or slower in the first run.
+    pub decisive: usize,
+    /// The same verdict again.
+    pub repeated: usize,
+    /// Unstable or inconclusive in the second run.
+    pub softened: usize,
+    /// The opposite verdict.
+    pub reversed: usize,
+    /// Not measured in the second run.
+    pub missing: usize,
+}
+
+/// Every decisive verdict of `first` (each candidate and the A/A twin against `baseline`, on
+/// every wall-time metric) looked up in `second`.
+pub fn rerun(first: &ResultSet, second: &ResultSet, baseline: &str) -> Rerun {
+    let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse);
+    let mut outcome = Rerun::default();
+    for cell in first.records.iter().filter(|r| TIMED.contains(&r.metric)) {
+        if cell.id.implementation == baseline {
+            continue;
+        }
+        let Some(base) = baseline_of(first, baseline, cell) else {
+            continue;
+        };
+        let verdict = compare(base, cell).verdict;
+        if !decisive(verdict) {
+            continue;
+        }
+        outcome.decisive += 1;
+        let again = second
+            .find(&cell.id, cell.metric)
+            .zip(baseline_of(second, baseline, cell))
+            .map(|(cell, base)| compare(base, cell).verdict);
+        match again {
+            None => outcome.missing += 1,
+            Some(v) if v == verdict => outcome.repeated += 1,
+            Some(v) if decisive(v) => outcome.reversed += 1,
+            Some(_) => outcome.softened += 1,
+        }
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -286,6 +332,36 @@ mod tests {
         assert!(!out.contains("{{"), "every slot filled: {out}");
         let untimed = ResultSet { timing: None, ..s };
         assert!(verdict_section(&untimed, "base").is_none());
+    }
+
+    #[test]
+    fn a_rerun_sorts_first_run_verdicts_into_repeated_softened_and_reversed() {
+        let first = set(vec![
+            passes("base", &BASE),
+            passes("fast", &[5.0; 6]),
+            passes("slow", &[20.0; 6]),
+            passes("flip", &[5.0; 6]),
+            passes("gone", &[5.0; 6]),
+            passes("noisy", &[9.0, 13.0, 9.0, 13.0, 9.0, 13.0]),
+        ]);
+        let second = set(vec![
+            passes("base", &BASE),
+            passes("fast", &[6.0; 6]),
+            passes("slow", &[11.0; 6]),
+            passes("flip", &[30.0; 6]),
+            passes("noisy", &[5.0; 6]),
+        ]);
+        let outcome = rerun(&first, &second, "base");
+        assert_eq!(
+            outcome,
+            Rerun {
+                decisive: 4,
+                repeated: 1,
+                softened: 1,
+                reversed: 1,
+                missing: 1
+            }
+        );
     }
 
     #[test]

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::OnceLock;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
 use labkit::lab::Lab;
 
 use crate::labs::LABS;
@@ -100,7 +100,7 @@ impl BenchBinaries {
         );
         Ok(Self {
             workspace: workspace.to_path_buf(),
-            executables: cargo_bench_no_run(workspace, packages, &runner, None)?,
+            executables: cargo_bench_no_run(workspace, packages, &runner, None)?.executables,
             runner,
         })
     }
@@ -121,9 +121,20 @@ impl BenchBinaries {
             .and_then(|f| f.set_modified(std::time::SystemTime::now()))
             .with_context(|| format!("cannot touch {}", source.display()))?;
         let packages: Vec<&str> = LABS.iter().map(|l| l.package()).collect();
-        let executables = cargo_bench_no_run(&self.workspace, &packages, &self.runner, Some(seed))?;
+        let build = cargo_bench_no_run(&self.workspace, &packages, &self.runner, Some(seed))?;
         let key = (self.workspace.join(lab.package()), bench.to_owned());
-        let built = executables
+        // Anything else compiled again means the sources changed since the run began: the
+        // passes would no longer measure one revision.
+        if let Some(other) = build.compiled.iter().find(|unit| **unit != key) {
+            bail!(
+                "relinking pass {seed} compiled `{}` of {} again: the sources changed during \
+                 the run, so its passes would measure different code; run again without editing",
+                other.1,
+                other.0.display()
+            );
+        }
+        let built = build
+            .executables
             .get(&key)
             .ok_or_else(|| anyhow!("the relink produced no bench `{bench}` of {}", lab.name()))?;
         std::fs::create_dir_all(into)?;
@@ -160,14 +171,22 @@ impl BenchBinaries {
     }
 }
 
+/// What one `cargo bench --no-run` produced.
+struct Build {
+    /// Bench executables by (package directory, bench target name).
+    executables: HashMap<(PathBuf, String), PathBuf>,
+    /// The (package directory, target name) of every unit cargo compiled rather than reused.
+    compiled: Vec<(PathBuf, String)>,
+}
+
 /// `cargo bench --no-run` of `packages` in `workspace`, linked with `link_seed`'s code order when
-/// one is given; returns the bench executables.
+/// one is given.
 fn cargo_bench_no_run(
     workspace: &Path,
     packages: &[&str],
     runner: &Path,
     link_seed: Option<u64>,
-) -> Result<HashMap<(PathBuf, String), PathBuf>> {
+) -> Result<Build> {
     let mut cmd = cargo();
     cmd.env("GUNGRAUN_RUNNER", runner)
         .env("CARGO_TARGET_DIR", workspace.join("target"))
@@ -185,7 +204,31 @@ fn cargo_bench_no_run(
         cmd.args(["-p", package]);
     }
     // cargo's own progress goes to stderr, which passes through.
-    bench_executables(&output(&mut cmd)?)
+    let messages = output(&mut cmd)?;
+    Ok(Build {
+        executables: bench_executables(&messages)?,
+        compiled: compiled_units(&messages)?,
+    })
+}
+
+/// The (package directory, target name) of every artifact cargo's messages report as not fresh.
+fn compiled_units(messages: &str) -> Result<Vec<(PathBuf, String)>> {
+    let mut compiled = Vec::new();
+    for line in messages.lines().filter(|l| l.starts_with('{')) {
+        let message: serde_json::Value =
+            serde_json::from_str(line).context("unreadable cargo message")?;
+        if message["reason"] != "compiler-artifact" || message["fresh"] != false {
+            continue;
+        }
+        if let (Some(manifest), Some(name)) = (
+            message["manifest_path"].as_str(),
+            message["target"]["name"].as_str(),
+        ) {
+            let dir = Path::new(manifest).parent().unwrap_or(Path::new(""));
+            compiled.push((dir.to_path_buf(), name.to_owned()));
+        }
+    }
+    Ok(compiled)
 }
 
 /// The bench executables in cargo's `--message-format=json` output.
@@ -246,6 +289,21 @@ mod tests {
             r#"{"reason":"build-finished","success":true}"#,
         );
         let found = bench_executables(messages).unwrap();
+        assert!(
+            compiled_units(messages).unwrap().is_empty(),
+            "no `fresh: false`"
+        );
+        let rebuilt = concat!(
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/labkit/Cargo.toml","fresh":false,"#,
+            r#""target":{"kind":["lib"],"name":"labkit"},"executable":null}"#,
+            "\n",
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","fresh":true,"#,
+            r#""target":{"kind":["lib"],"name":"dedup_lab"},"executable":null}"#,
+        );
+        assert_eq!(
+            compiled_units(rebuilt).unwrap(),
+            [(PathBuf::from("/w/labkit"), "labkit".to_owned())]
+        );
         assert_eq!(found.len(), 1);
         assert_eq!(
             found[&(PathBuf::from("/w/dedup-lab"), "time".to_owned())],

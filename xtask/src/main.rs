@@ -54,8 +54,23 @@ enum Command {
     /// The whole test suite, then a smoke run of every benchmark (full and filtered), of the
     /// report pipeline and of both compare paths.
     Test,
+    /// How many faster/slower verdicts of one run repeat in another: reads <lab>.json from two
+    /// result directories (e.g. two `bench --out-dir` runs) and counts, per lab, the decisive
+    /// verdicts of the first that repeat, soften (unstable or inconclusive) or reverse.
+    Rerun(RerunArgs),
     /// Install the pinned gungraun-runner into .tools/ if it is missing.
     Tools,
+}
+
+#[derive(Args)]
+struct RerunArgs {
+    /// The first run's result directory.
+    first: PathBuf,
+    /// The second run's result directory.
+    second: PathBuf,
+    /// Only these labs.
+    #[arg(value_name = "LAB")]
+    labs: Vec<String>,
 }
 
 #[derive(Args, Clone, Copy)]
@@ -169,6 +184,7 @@ fn main() {
         Command::Gate(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
         Command::Test => test(),
+        Command::Rerun(args) => rerun(&args),
         Command::Tools => binaries::gungraun_runner().map(drop),
     };
     if let Err(e) = result {
@@ -260,6 +276,43 @@ fn report(args: &ReportArgs) -> Result<()> {
             ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))?;
         output::write_report(lab, &set, &dir)?;
     }
+    Ok(())
+}
+
+fn rerun(args: &RerunArgs) -> Result<()> {
+    let mut table = labkit::table::Table::new().column("Lab", labkit::table::Align::Left);
+    for header in [
+        "decisive in the first run",
+        "repeated",
+        "unstable or inconclusive",
+        "reversed",
+        "not measured again",
+    ] {
+        table = table.column(header, labkit::table::Align::Right);
+    }
+    for lab in named_labs(&args.labs)? {
+        let load = |dir: &PathBuf| {
+            ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))
+        };
+        let baseline = lab.implementations()[0];
+        let outcome = labkit::verdicts::rerun(&load(&args.first)?, &load(&args.second)?, baseline);
+        let share = |n: usize| {
+            if outcome.decisive == 0 {
+                n.to_string()
+            } else {
+                format!("{n} ({:.1} %)", 100.0 * n as f64 / outcome.decisive as f64)
+            }
+        };
+        table.row(vec![
+            lab.name().to_owned(),
+            outcome.decisive.to_string(),
+            share(outcome.repeated),
+            share(outcome.softened),
+            share(outcome.reversed),
+            share(outcome.missing),
+        ]);
+    }
+    println!("{}", table.render());
     Ok(())
 }
 
