@@ -14,14 +14,16 @@ const MODEL_TOLERANCE: f64 = 0.02;
 /// The wall-time metrics verdicts are taken on.
 const TIMED: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];
 
-/// Counts of verdicts over a group of cells.
-#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+/// Counts of verdicts over a group of cells, and how far each cell's per-pass ratios spread.
+#[derive(Debug, Default, Clone, PartialEq)]
 struct Tally {
     cells: usize,
     decisive: usize,
     unanimous: usize,
     unstable: usize,
     inconclusive: usize,
+    /// Largest over smallest per-pass ratio of each cell compared pass by pass.
+    spreads: Vec<f64>,
 }
 
 impl Tally {
@@ -35,6 +37,25 @@ impl Tally {
         }
         if c.agreement.is_some_and(|(agreeing, of)| agreeing == of) {
             self.unanimous += 1;
+        }
+        if let (Some(b), Some(p)) = (&baseline.passes, &cell.passes)
+            && b.len() == p.len()
+        {
+            let ratios: Vec<f64> = b.iter().zip(p).map(|(b, p)| p / b).collect();
+            let max = ratios.iter().copied().fold(f64::MIN, f64::max);
+            let min = ratios.iter().copied().fold(f64::MAX, f64::min);
+            if min > 0.0 {
+                self.spreads.push(max / min);
+            }
+        }
+    }
+
+    /// The median cell's spread, as `1.23×`.
+    fn typical_spread(&self) -> String {
+        if self.spreads.is_empty() {
+            "—".into()
+        } else {
+            format!("{:.2}×", crate::paired::median(&self.spreads))
         }
     }
 
@@ -61,7 +82,11 @@ fn tally_table(set: &ResultSet, baseline: &str) -> Table {
         .column("faster or slower", Align::Right)
         .column("unstable", Align::Right)
         .column("inconclusive", Align::Right)
-        .column("all passes agree", Align::Right);
+        .column("all passes agree", Align::Right)
+        .column(
+            "ratio spread across passes (median cell, max/min)",
+            Align::Right,
+        );
     for metric in TIMED {
         let mut aa = Tally::default();
         let mut candidates = Tally::default();
@@ -98,6 +123,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> Table {
                 t.unstable.to_string(),
                 t.inconclusive.to_string(),
                 t.unanimous.to_string(),
+                t.typical_spread(),
             ]);
         }
     }
@@ -326,7 +352,7 @@ mod tests {
             "{out}"
         );
         assert!(
-            out.contains("| designs vs baseline, ns/op | 2 | 1 (50.0 %) | 1 | 0 | 1 |"),
+            out.contains("| designs vs baseline, ns/op | 2 | 1 (50.0 %) | 1 | 0 | 1 | 1.10× |"),
             "{out}"
         );
         assert!(!out.contains("{{"), "every slot filled: {out}");
