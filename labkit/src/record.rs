@@ -208,6 +208,10 @@ pub enum LinkOrder {
 /// How the wall-time stage of a run sampled, so a report can say what its verdicts rest on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TimingMethod {
+    /// Pass `k` (from 1) ran with seed `first_seed + k − 1`: its link order, environment size,
+    /// heap spacers and orders.
+    #[serde(default)]
+    pub first_seed: u64,
     pub passes: usize,
     /// Interleaved samples of every cell per pass.
     pub rounds: usize,

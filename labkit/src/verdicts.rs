@@ -223,6 +223,14 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
         include_str!("../report/verdicts.md"),
         &[
             ("passes", method.passes.to_string()),
+            (
+                "seeds",
+                format!(
+                    "{}–{}",
+                    method.first_seed,
+                    method.first_seed + method.passes as u64 - 1
+                ),
+            ),
             ("layout", layout.to_owned()),
             ("twin", twin(baseline)),
             ("rounds", method.rounds.to_string()),
@@ -319,6 +327,7 @@ mod tests {
             mode: RunMode::Full,
             environment: Environment::fixed_for_tests(),
             timing: Some(TimingMethod {
+                first_seed: 1,
                 passes: 6,
                 rounds: 3,
                 sample_ns: 1_000_000,

@@ -80,10 +80,20 @@ pub fn environment_padding(seed: u64) -> String {
     "x".repeat(bytes)
 }
 
+/// The seed of a run's first pass: new every run, so a re-run draws new placements (passes with
+/// the same seed share link order, stack and heap offsets, and their ratios correlate across
+/// runs). Kept below 2^31 and above 0, which lld reads as "random".
+fn run_seed() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    1 + (nanos % (1 << 30)) as u64
+}
+
 /// The wall-time stage: `timing.passes` separate processes of the lab's `time` binary, each
 /// linked with its own code order (unless `link_order` is fixed), started with its own
-/// environment size and seeded with its pass number (case order, cell order per round, heap
-/// spacers). Returns the records combined across passes, pass by pass, and what the method was.
+/// environment size and seeded (case order, cell order per round, heap spacers), the seeds
+/// consecutive from a new [`run_seed`]. Returns the records combined across passes, pass by pass, and what the method was.
 fn time_passes(
     lab: &'static dyn Lab,
     mode: RunMode,
@@ -93,7 +103,9 @@ fn time_passes(
     link_order: LinkOrder,
 ) -> (TimingMethod, Result<()>, Vec<Record>) {
     let timing = lab.timing(mode);
+    let first_seed = run_seed();
     let method = TimingMethod {
+        first_seed,
         passes: timing.passes,
         rounds: timing.rounds,
         sample_ns: timing.sample.as_nanos() as u64,
@@ -103,18 +115,19 @@ fn time_passes(
     let mut passes = Vec::new();
     let mut ran = Ok(());
     for pass in 1..=timing.passes as u64 {
+        let seed = first_seed + pass - 1;
         let out = work.join(format!("pass-{pass}.json"));
         let _ = std::fs::remove_file(&out);
         ran = (|| {
             let mut cmd = match link_order {
                 LinkOrder::ShuffledPerPass => {
-                    let executable = binaries.relinked(lab, "time", pass, work)?;
+                    let executable = binaries.relinked(lab, "time", seed, work)?;
                     binaries.command_of(lab, &executable)
                 }
                 LinkOrder::Fixed => binaries.command(lab, "time")?,
             };
-            cmd.env("LABKIT_PLACEMENT_PADDING", environment_padding(pass))
-                .args(["--seed", &pass.to_string()])
+            cmd.env("LABKIT_PLACEMENT_PADDING", environment_padding(seed))
+                .args(["--seed", &seed.to_string()])
                 .arg("--out")
                 .arg(&out)
                 .args(mode.bench_flag())
@@ -346,6 +359,12 @@ mod tests {
             datasets * cells,
             "every implementation and the A/A twin"
         );
+    }
+
+    #[test]
+    fn runs_draw_new_seeds_that_lld_and_the_passes_accept() {
+        let seed = run_seed();
+        assert!(seed > 0 && seed + 64 < 1 << 31, "{seed}");
     }
 
     #[test]
