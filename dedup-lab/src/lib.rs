@@ -17,6 +17,24 @@ pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, SequenceBatch};
 /// A caller first [`connect`](SequenceDedup::connect)s a producer name and keeps the handle for
 /// the life of the connection; two connections with the same name (the reconnect overlap) get two
 /// handles and must stay linearizable with each other.
+///
+/// # Concurrency contract
+///
+/// - `connect`, `admit`, `record_persisted`, `highest_pushed` and `highest_persisted` may run at
+///   once from any threads, for one producer or many (`tests/race.rs`: 32 threads on one
+///   producer, no id admitted twice, pushed never going backwards).
+/// - [`reset_pushed_to_persisted`](SequenceDedup::reset_pushed_to_persisted) runs only while the
+///   topic is fenced: no `admit` or `record_persisted` of any producer is in flight, as in
+///   Pulsar's add-failure path. It is not atomic with respect to admission: racing it,
+///   `per-key-cas` answered NotDup for ids at or below the persisted one (its reset clears the
+///   pushed map, then refills it), and a slot reset that reads persisted before a racing record
+///   can leave pushed below persisted.
+/// - [`purge`](SequenceDedup::purge) of a producer runs only while that producer is inactive (no
+///   connection of it admits or records; Pulsar purges producers inactive for a while); other
+///   producers may publish meanwhile. An admission of the same producer overlapping its purge
+///   may answer Unknown (`per-key-cas`, `producer-handle`).
+///
+/// `tests/contract.rs` checks exactly these promises for every design.
 pub trait SequenceDedup: Default + Send + Sync + 'static {
     /// The implementation's name in tables and on the command line.
     const NAME: &'static str;
@@ -39,13 +57,14 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
     fn record_persisted(&self, producer: &Self::Producer, batch: SequenceBatch);
 
     /// The add-failure path: every producer's pushed goes back to its persisted id (or to none).
+    /// Only while the topic is fenced (see the concurrency contract).
     fn reset_pushed_to_persisted(&self);
 
     fn highest_pushed(&self, producer: &str) -> Option<u64>;
 
     fn highest_persisted(&self, producer: &str) -> Option<u64>;
 
-    /// Forgets an inactive producer's watermarks.
+    /// Forgets an inactive producer's watermarks (see the concurrency contract).
     fn purge(&self, producer: &str);
 }
 
