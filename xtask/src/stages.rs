@@ -93,7 +93,8 @@ fn run_seed() -> u64 {
 /// The wall-time stage: `timing.passes` separate processes of the lab's `time` binary, each
 /// linked with its own code order (unless `link_order` is fixed), started with its own
 /// environment size and seeded (case order, cell order per round, heap spacers), the seeds
-/// consecutive from a new [`run_seed`]. Returns the records combined across passes, pass by pass, and what the method was.
+/// consecutive from a new [`run_seed`]. Returns what the method was, whether every pass ran, and
+/// the records combined across passes, pass by pass.
 fn time_passes(
     lab: &'static dyn Lab,
     mode: RunMode,
