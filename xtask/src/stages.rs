@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Result, anyhow};
+use anyhow::{Context, Result, anyhow};
 use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
 use labkit::record::{LinkOrder, Record, RunMode, TimingMethod, combine_passes, load_records};
 
@@ -105,7 +105,7 @@ fn time_passes(
 ) -> (TimingMethod, Result<()>, Vec<Record>) {
     let timing = lab.timing(mode);
     let first_seed = run_seed();
-    let method = TimingMethod {
+    let mut method = TimingMethod {
         first_seed,
         passes: timing.passes,
         rounds: timing.rounds,
@@ -114,6 +114,7 @@ fn time_passes(
     };
     let mut progress = Progress::new(lab.name(), "passes", timing.passes);
     let mut passes = Vec::new();
+    let mut first_binary: Option<std::path::PathBuf> = None;
     let mut ran = Ok(());
     for pass in 1..=timing.passes as u64 {
         let seed = first_seed + pass - 1;
@@ -123,6 +124,22 @@ fn time_passes(
             let mut cmd = match link_order {
                 LinkOrder::ShuffledPerPass => {
                     let executable = binaries.relinked(lab, "time", seed, work)?;
+                    // A linker that ignores the seed (not lld, or another target than the
+                    // wrapper's) links every pass alike: then the report must not claim layouts.
+                    match &first_binary {
+                        None => first_binary = Some(executable.clone()),
+                        Some(first) if method.link_order == LinkOrder::ShuffledPerPass => {
+                            if same_bytes(first, &executable)? {
+                                println!(
+                                    "==> [{}] warning: the link order did not change between \
+                                     passes (is the linker lld?); reporting one fixed layout",
+                                    lab.name()
+                                );
+                                method.link_order = LinkOrder::Fixed;
+                            }
+                        }
+                        Some(_) => {}
+                    }
                     binaries.command_of(lab, &executable)
                 }
                 LinkOrder::Fixed => binaries.command(lab, "time")?,
@@ -143,6 +160,12 @@ fn time_passes(
         progress.finished_one();
     }
     (method, ran, combine_passes(&passes))
+}
+
+/// Whether two files hold the same bytes.
+fn same_bytes(a: &Path, b: &Path) -> Result<bool> {
+    let read = |p: &Path| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
+    Ok(read(a)? == read(b)?)
 }
 
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
@@ -360,6 +383,22 @@ mod tests {
             datasets * cells,
             "every implementation and the A/A twin"
         );
+    }
+
+    #[test]
+    fn identical_binaries_are_told_apart_from_relinked_ones() {
+        let dir = std::env::temp_dir().join(format!("xtask-same-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let write = |name: &str, bytes: &[u8]| {
+            let path = dir.join(name);
+            std::fs::write(&path, bytes).unwrap();
+            path
+        };
+        let (a, b, c) = (write("a", b"one"), write("b", b"one"), write("c", b"two"));
+        assert!(same_bytes(&a, &b).unwrap());
+        assert!(!same_bytes(&a, &c).unwrap());
+        assert!(same_bytes(&a, &dir.join("missing")).is_err());
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 
     #[test]
