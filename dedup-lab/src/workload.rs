@@ -1,5 +1,5 @@
 //! The admission workloads ("shapes"), defined once and driven identically for every
-//! implementation by the criterion, gungraun, allocation and dhat runs.
+//! implementation by the wall-time passes, gungraun, allocation and dhat runs.
 //!
 //! Every operation stream is deterministic (no RNG): each producer's ids simply increase, so
 //! every implementation sees exactly the same input.

@@ -1,5 +1,5 @@
 //! Result records: one measured number, named `<experiment>/<implementation>/<parameter>`, so
-//! every measurement (criterion, gungraun, allocation, footprint) joins on the same id.
+//! every measurement (wall-time passes, gungraun, allocation, footprint) joins on the same id.
 
 use std::fmt;
 use std::io::Write;

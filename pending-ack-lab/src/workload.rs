@@ -1,5 +1,5 @@
 //! The seed's datasets and scenarios (draft #26024's `PendingAcksMapBenchmark`), defined once and
-//! used by criterion, gungraun, allocation, footprint and dhat runs, so every implementation sees
+//! used by the wall-time passes, gungraun, allocation, footprint and dhat runs, so every implementation sees
 //! the same deterministic input stream.
 
 use crate::{Mark, PendingAck, PendingAcks};
