@@ -18,6 +18,8 @@ static BYTES_ALLOCATED: AtomicU64 = AtomicU64::new(0);
 // Live totals move both ways; they are kept as wrapping u64 and read as differences.
 static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 static LIVE_USABLE_BYTES: AtomicU64 = AtomicU64::new(0);
+// The high-water mark of LIVE_BYTES since the last `reset_peak`.
+static PEAK_LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 
 /// `System` with counters. A `realloc` counts as one deallocation plus one allocation of the new
 /// size, the way DHAT and JMH's `gc.alloc.rate.norm` see a grown block.
@@ -43,7 +45,10 @@ fn count_alloc(ptr: *mut u8, size: usize) {
     }
     ALLOCATIONS.fetch_add(1, Relaxed);
     BYTES_ALLOCATED.fetch_add(size as u64, Relaxed);
-    LIVE_BYTES.fetch_add(size as u64, Relaxed);
+    let live = LIVE_BYTES
+        .fetch_add(size as u64, Relaxed)
+        .wrapping_add(size as u64);
+    PEAK_LIVE_BYTES.fetch_max(live, Relaxed);
     LIVE_USABLE_BYTES.fetch_add(usable_size(ptr, size), Relaxed);
 }
 
@@ -99,6 +104,12 @@ pub struct AllocSnapshot {
     pub bytes_allocated: u64,
     live_bytes: u64,
     live_usable_bytes: u64,
+    peak_live_bytes: u64,
+}
+
+/// Starts a new high-water mark of live heap bytes at the current live heap.
+pub fn reset_peak() {
+    PEAK_LIVE_BYTES.store(LIVE_BYTES.load(Relaxed), Relaxed);
 }
 
 /// What happened between two snapshots.
@@ -111,6 +122,9 @@ pub struct AllocDelta {
     pub live_bytes: i64,
     /// Change of live bytes as the allocator reserved them (includes rounding and headers).
     pub live_usable_bytes: i64,
+    /// How far live bytes rose above their level at the first snapshot, at their highest before
+    /// the second (taken [`reset_peak`] right before the first snapshot).
+    pub peak_growth: u64,
 }
 
 impl AllocSnapshot {
@@ -121,6 +135,7 @@ impl AllocSnapshot {
             bytes_allocated: BYTES_ALLOCATED.load(Relaxed),
             live_bytes: LIVE_BYTES.load(Relaxed),
             live_usable_bytes: LIVE_USABLE_BYTES.load(Relaxed),
+            peak_live_bytes: PEAK_LIVE_BYTES.load(Relaxed),
         }
     }
 
@@ -132,6 +147,7 @@ impl AllocSnapshot {
             bytes_allocated: later.bytes_allocated - self.bytes_allocated,
             live_bytes: later.live_bytes.wrapping_sub(self.live_bytes) as i64,
             live_usable_bytes: later.live_usable_bytes.wrapping_sub(self.live_usable_bytes) as i64,
+            peak_growth: later.peak_live_bytes.saturating_sub(self.live_bytes),
         }
     }
 }
@@ -183,5 +199,25 @@ mod tests {
         assert!(d.allocations >= 2);
         assert!(d.deallocations >= 2);
         assert!(d.bytes_allocated >= 64 + 256);
+    }
+
+    #[test]
+    fn the_peak_is_the_highest_live_level_since_the_reset() {
+        let a = CountingAlloc;
+        let big = Layout::from_size_align(1 << 20, 8).unwrap();
+        reset_peak();
+        let before = AllocSnapshot::now();
+        // SAFETY: valid non-zero layout; freed below with the same layout.
+        unsafe {
+            let p = a.alloc(big);
+            assert!(!p.is_null());
+            a.dealloc(p, big);
+        }
+        let d = before.delta_to(&AllocSnapshot::now());
+        assert!(
+            d.peak_growth >= 1 << 20,
+            "the freed megabyte still counts at its peak: {}",
+            d.peak_growth
+        );
     }
 }

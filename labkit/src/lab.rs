@@ -7,7 +7,10 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use crate::record::{BenchId, ResultSet, RunMode};
+use std::sync::Arc;
+
+use crate::latency::LatencySink;
+use crate::record::{BenchId, EventName, ResultSet, RunMode};
 use crate::report::Report;
 
 /// How an experiment's operation behaves when it is repeated.
@@ -35,6 +38,9 @@ pub struct Parameter {
     /// Whether instructions are counted (callgrind) on it; only single-thread parameters qualify,
     /// because valgrind serialises threads.
     pub counted: bool,
+    /// The fewest operations one measured run may do (a closed-loop load: one request per
+    /// virtual user); calibration starts there.
+    pub min_ops: u64,
 }
 
 impl Parameter {
@@ -45,6 +51,7 @@ impl Parameter {
             label: label.to_owned(),
             threads: 1,
             counted,
+            min_ops: 1,
         }
     }
 
@@ -79,6 +86,27 @@ pub struct Experiment {
     /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
     /// continuing the one opened for the benchmark.
     pub fresh_per_sample: bool,
+    /// Whether and how the latency of every measured operation is recorded.
+    pub latency: LatencyRecording,
+    /// Whether the wall-time stage also reports operations per second summed over threads (always
+    /// for experiments with a multi-thread parameter).
+    pub throughput: bool,
+    /// Whether the allocation run also measures what the whole process costs: its peak live heap,
+    /// peak resident set and CPU time per operation. Meaningful for runs that own their threads
+    /// or a server, not for a structure probed by one thread.
+    pub process_costs: bool,
+}
+
+/// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyRecording {
+    /// Not recorded.
+    Off,
+    /// In one more sample per cell and pass, after the timed ones: the two clock reads per
+    /// operation then never enter the timed samples (operations of a few nanoseconds).
+    ExtraSample,
+    /// In every timed sample: for operations so long that two clock reads are noise (requests).
+    InTimedSamples,
 }
 
 impl Experiment {
@@ -97,6 +125,9 @@ impl Experiment {
             max_ops: None,
             window_warm_up: 0,
             fresh_per_sample: false,
+            latency: LatencyRecording::Off,
+            throughput: false,
+            process_costs: false,
         }
     }
 
@@ -122,6 +153,11 @@ impl Experiment {
 
     pub fn parameter(&self, name: &str) -> Option<&Parameter> {
         self.parameters.iter().find(|p| p.name == name)
+    }
+
+    /// Whether the wall-time stage reports aggregate operations per second.
+    pub fn reports_throughput(&self) -> bool {
+        self.throughput || self.parameters.iter().any(|p| p.threads > 1)
     }
 }
 
@@ -170,6 +206,13 @@ impl FromStr for BenchCase {
 pub trait Window {
     fn open(&mut self);
     fn close(&mut self);
+    /// Where the measured operations' latencies go, when this run records them.
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    /// `n` more of a lab's own events happened during the measured operations (reported per 100
+    /// operations by the allocation run).
+    fn count(&mut self, _event: EventName, _n: u64) {}
 }
 
 /// No window: plain timing.
@@ -203,6 +246,9 @@ pub struct Timing {
     pub passes: usize,
     pub rounds: usize,
     pub sample: Duration,
+    /// Operations in the allocation run of a steady case (within the experiment's cap, at least
+    /// the parameter's minimum).
+    pub profile_ops: u64,
 }
 
 impl Timing {
@@ -215,16 +261,19 @@ impl Timing {
                 passes: 8,
                 rounds: 15,
                 sample: Duration::from_millis(3),
+                profile_ops: 200_000,
             },
             RunMode::Quick => Self {
                 passes: 6,
                 rounds: 5,
                 sample: Duration::from_millis(1),
+                profile_ops: 20_000,
             },
             RunMode::Smoke => Self {
                 passes: 2,
                 rounds: 1,
                 sample: Duration::ZERO,
+                profile_ops: 1_000,
             },
         }
     }

@@ -8,6 +8,8 @@
 //! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
 //!   installed only by measurement binaries, never by timing binaries.
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
+//! - [`latency`]: per-operation latencies in HdrHistograms, percentiles, the timer's own cost.
+//! - [`process`]: the whole process's CPU time and peak resident set.
 //! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
@@ -26,8 +28,10 @@ pub mod compare;
 pub mod env;
 pub mod footprint;
 pub mod lab;
+pub mod latency;
 pub mod measure;
 pub mod paired;
+pub mod process;
 pub mod record;
 pub mod report;
 pub mod sampling;

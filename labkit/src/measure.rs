@@ -9,20 +9,19 @@
 //! - [`compare_main`]: paired comparisons and the sampling protocol ([`crate::sampling`]).
 //! - Instruction counts: [`crate::instruction_benches!`].
 
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::alloc::{AllocSnapshot, installed};
+use crate::latency::{Latencies, LatencySink};
 use crate::args::{RunArgs, exit_with_usage_error};
 use crate::footprint::Retained;
-use crate::lab::{BenchCase, Experiment, Kind, Lab, Selection, Timing, Window, experiment, twin};
+use crate::lab::{
+    BenchCase, Experiment, Kind, LatencyRecording, Lab, Selection, Timing, Window, experiment, twin,
+};
 use crate::paired::median;
-use crate::record::{Metric, Record};
+use crate::record::{BenchId, EventName, Metric, Record};
 use crate::sampling::{SampleSource, Sampler};
-
-/// Operations per allocation-measurement run (steady experiments; one-shots do one).
-fn allocation_ops(args: &RunArgs) -> u64 {
-    args.by_mode(1_000, 20_000, 200_000)
-}
 
 /// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error.
 fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {
@@ -33,27 +32,37 @@ fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {
     (args, selection)
 }
 
-/// Allocation snapshots at a window's edges.
+/// What the allocation run watches between a window's edges: allocation counters and the live
+/// heap's peak, the lab's own events and, when asked, the process's CPU time and peak RSS.
 #[derive(Default)]
-struct Snapshots {
-    opened: Option<AllocSnapshot>,
-    closed: Option<AllocSnapshot>,
+struct Profile {
+    process_costs: bool,
+    opened: Option<(AllocSnapshot, Duration)>,
+    closed: Option<(AllocSnapshot, Duration, Option<u64>)>,
+    events: Vec<(EventName, u64)>,
 }
 
-impl Window for Snapshots {
+impl Window for Profile {
     fn open(&mut self) {
-        self.opened = Some(AllocSnapshot::now());
+        if self.process_costs {
+            crate::process::reset_peak_rss();
+        }
+        crate::alloc::reset_peak();
+        self.opened = Some((AllocSnapshot::now(), crate::process::cpu_time()));
     }
     fn close(&mut self) {
-        self.closed = Some(AllocSnapshot::now());
+        let snapshot = AllocSnapshot::now();
+        let cpu = crate::process::cpu_time();
+        let rss = self
+            .process_costs
+            .then(crate::process::peak_rss_bytes)
+            .flatten();
+        self.closed = Some((snapshot, cpu, rss));
     }
-}
-
-impl Snapshots {
-    fn delta(&self) -> Result<crate::alloc::AllocDelta, String> {
-        match (self.opened, self.closed) {
-            (Some(opened), Some(closed)) => Ok(opened.delta_to(&closed)),
-            _ => Err("the runner never opened and closed its window".into()),
+    fn count(&mut self, event: EventName, n: u64) {
+        match self.events.iter_mut().find(|(e, _)| *e == event) {
+            Some((_, total)) => *total += n,
+            None => self.events.push((event, n)),
         }
     }
 }
@@ -67,10 +76,21 @@ fn allocation_records(
     budget: u64,
 ) -> Result<Vec<Record>, String> {
     let mut runner = lab.open(implementation, case)?;
-    let mut window = Snapshots::default();
-    let ops = experiment.ops(budget);
+    let mut window = Profile {
+        process_costs: experiment.process_costs,
+        ..Profile::default()
+    };
+    let parameter = experiment
+        .parameter(&case.parameter)
+        .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
+    let ops = experiment.ops(budget).max(parameter.min_ops);
     runner.run(experiment.window_warm_up, ops, &mut window);
-    let delta = window.delta()?;
+    let (Some((opened, cpu_opened)), Some((closed, cpu_closed, rss))) =
+        (window.opened, window.closed)
+    else {
+        return Err("the runner never opened and closed its window".into());
+    };
+    let delta = opened.delta_to(&closed);
     let id = case.id(implementation);
     if experiment.kind == Kind::Retained {
         let retained = Retained {
@@ -79,18 +99,42 @@ fn allocation_records(
         };
         return Ok(retained.records(id).to_vec());
     }
-    let threads = experiment
-        .parameter(&case.parameter)
-        .map_or(1, |p| p.threads);
-    let calls = (ops * threads as u64) as f64;
-    Ok(vec![
+    let calls = (ops * parameter.threads as u64) as f64;
+    let mut records = vec![
         Record::new(
             id.clone(),
             Metric::AllocsPerOp,
             delta.allocations as f64 / calls,
         ),
-        Record::new(id, Metric::BytesPerOp, delta.bytes_allocated as f64 / calls),
-    ])
+        Record::new(
+            id.clone(),
+            Metric::BytesPerOp,
+            delta.bytes_allocated as f64 / calls,
+        ),
+    ];
+    if experiment.process_costs {
+        records.push(Record::new(
+            id.clone(),
+            Metric::PeakHeapBytes,
+            delta.peak_growth as f64,
+        ));
+        records.push(Record::new(
+            id.clone(),
+            Metric::CpuNsPerOp,
+            cpu_closed.saturating_sub(cpu_opened).as_nanos() as f64 / calls,
+        ));
+        if let Some(rss) = rss {
+            records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
+        }
+    }
+    for (event, n) in window.events {
+        records.push(Record::new(
+            id.clone(),
+            Metric::EventsPer100Ops(event),
+            n as f64 * 100.0 / calls,
+        ));
+    }
+    Ok(records)
 }
 
 /// `main` of a lab's `alloc` binary: `[--out FILE] [--quick|--test] [NAME...]`, NAMEs selecting
@@ -102,7 +146,7 @@ pub fn alloc_main(lab: &dyn Lab) {
             "labkit::alloc::CountingAlloc is not the global allocator of this binary",
         );
     }
-    let budget = allocation_ops(&args);
+    let budget = lab.timing(args.mode()).profile_ops;
     let mut records = Vec::new();
     for implementation in lab.implementations() {
         if !selection.selects_implementation(implementation) {
@@ -182,7 +226,7 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
         )
         .into()
     });
-    let ops = experiment.ops(args.by_mode(1_000, 20_000, 200_000));
+    let ops = experiment.ops(lab.timing(args.mode()).profile_ops);
     let profiler = dhat::Profiler::builder().file_name(&out).build();
     let mut runner = lab
         .open(implementation, &case)
@@ -196,9 +240,9 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
 /// Single operations in one paired-comparison sample (cleanups: one call; scans: capped).
 const SAMPLE_OPS: u64 = 20_000;
 
-/// One timed implementation on one case: runs the given number of operations and returns their
-/// wall time.
-type TimedRun = Box<dyn FnMut(u64) -> Duration>;
+/// One timed implementation on one case: runs the given number of operations with a window (for
+/// latencies) and returns their wall time.
+type TimedRun = Box<dyn FnMut(u64, &mut dyn Window) -> Duration>;
 
 /// `implementation` opened on the timed `case`, as a [`TimedRun`]. Each run of a steady case
 /// starts with an untimed quarter of its operations, so the caches hold this side again after
@@ -222,14 +266,16 @@ fn open_timed(
     if experiment.fresh_per_sample {
         drop(runner);
         let (implementation, case) = (implementation.to_owned(), case.clone());
-        Ok(Box::new(move |ops| {
+        Ok(Box::new(move |ops, window| {
             let mut fresh = lab
                 .open(&implementation, &case)
                 .expect("opened once already");
-            fresh.run(warm_up(ops), ops, &mut ())
+            fresh.run(warm_up(ops), ops, window)
         }))
     } else {
-        Ok(Box::new(move |ops| runner.run(warm_up(ops), ops, &mut ())))
+        Ok(Box::new(move |ops, window| {
+            runner.run(warm_up(ops), ops, window)
+        }))
     }
 }
 
@@ -247,7 +293,7 @@ impl SampleSource for LabSamples {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String> {
         let ops = experiment(self.0, &case.experiment)?.ops(SAMPLE_OPS);
         let mut run = open_timed(self.0, implementation, case)?;
-        Ok(Box::new(move || run(ops).as_nanos() as f64 / ops as f64))
+        Ok(Box::new(move || run(ops, &mut ()).as_nanos() as f64 / ops as f64))
     }
 }
 
@@ -306,33 +352,70 @@ impl Placement {
     }
 }
 
-/// Operations per sample of `run`: doubled from one until a sample's timed part lasts `target`,
-/// or a whole sample (with untimed restores and warm-up) four times that, within the
-/// experiment's cap. The runs also warm the cell up.
-fn calibrate(run: &mut TimedRun, experiment: &Experiment, target: Duration) -> u64 {
-    let mut ops = 1;
+/// Operations per sample of `run`, from the parameter's minimum: doubled until a sample's timed
+/// part lasts a quarter of `target`, then scaled once to about `target`; or a whole sample (with
+/// untimed restores and warm-up) lasting four times `target`; always within the experiment's cap.
+/// The runs also warm the cell up.
+fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
+    let mut ops = experiment.cap(min_ops.max(1));
     loop {
         let started = Instant::now();
-        let timed = run(ops);
+        let timed = run(ops, &mut ());
+        if timed >= target || started.elapsed() >= target * 4 {
+            return ops;
+        }
+        if timed >= target / 4 {
+            let scaled = ops as f64 * target.as_secs_f64() / timed.as_secs_f64();
+            return experiment.cap(scaled.ceil() as u64).max(ops);
+        }
         let next = experiment.cap(ops * 2);
-        if timed >= target || started.elapsed() >= target * 4 || next == ops {
+        if next == ops {
             return ops;
         }
         ops = next;
     }
 }
 
-/// One cell of a row in a pass: an implementation (or the A/A twin) and its samples in ns/op.
+/// One cell of a row in a pass: an implementation (or the A/A twin), its samples in ns/op and
+/// the latencies it recorded.
 struct Cell {
     name: String,
     run: TimedRun,
     ops: u64,
     samples: Vec<f64>,
+    latencies: Latencies,
+}
+
+/// A window that only hands out a latency sink.
+struct LatencyWindow(Arc<LatencySink>);
+
+impl Window for LatencyWindow {
+    fn open(&mut self) {}
+    fn close(&mut self) {}
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        Some(Arc::clone(&self.0))
+    }
+}
+
+impl Cell {
+    /// One sample's wall time per operation; latencies recorded into the cell when `record`.
+    fn sample(&mut self, record: bool) -> f64 {
+        let elapsed = if record {
+            let sink = LatencySink::new();
+            let elapsed = (self.run)(self.ops, &mut LatencyWindow(Arc::clone(&sink)));
+            self.latencies = self.latencies.merged(&sink.latencies());
+            elapsed
+        } else {
+            (self.run)(self.ops, &mut ())
+        };
+        elapsed.as_nanos() as f64 / self.ops as f64
+    }
 }
 
 /// The records of one case in one pass: every selected implementation, and the baseline's twin
 /// when the baseline is selected, opened in a shuffled order with spacers between them, then
-/// sampled in `timing.rounds` rounds, each in a new shuffled order.
+/// sampled in `timing.rounds` rounds, each in a new shuffled order; latencies as the experiment
+/// records them.
 fn pass_case(
     lab: &'static dyn Lab,
     selection: &Selection,
@@ -341,6 +424,10 @@ fn pass_case(
     placement: &mut Placement,
 ) -> Result<Vec<Record>, String> {
     let experiment = experiment(lab, &case.experiment)?;
+    let parameter = experiment
+        .parameter(&case.parameter)
+        .cloned()
+        .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
     let implementations = lab.implementations();
     let mut names: Vec<(String, &'static str)> = implementations
         .iter()
@@ -358,34 +445,34 @@ fn pass_case(
     for (name, implementation) in names {
         placement.spacer();
         let mut run = open_timed(lab, implementation, case)?;
-        let ops = calibrate(&mut run, &experiment, timing.sample);
+        let ops = calibrate(&mut run, &experiment, parameter.min_ops, timing.sample);
         cells.push(Cell {
             name,
             run,
             ops,
             samples: Vec::with_capacity(timing.rounds),
+            latencies: Latencies::default(),
         });
     }
+    let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
     let mut order: Vec<usize> = (0..cells.len()).collect();
     for _ in 0..timing.rounds {
         placement.shuffle(&mut order);
         for &i in &order {
-            let cell = &mut cells[i];
-            let elapsed = (cell.run)(cell.ops);
-            cell.samples
-                .push(elapsed.as_nanos() as f64 / cell.ops as f64);
+            let ns = cells[i].sample(in_samples);
+            cells[i].samples.push(ns);
         }
     }
-    // Aggregate throughput for concurrent experiments: every thread did `ops` operations.
+    if experiment.latency == LatencyRecording::ExtraSample {
+        placement.shuffle(&mut order);
+        for &i in &order {
+            cells[i].sample(true);
+        }
+    }
+    // Aggregate throughput: every thread did `ops` operations.
     let threads = experiment
-        .parameters
-        .iter()
-        .any(|p| p.threads > 1)
-        .then(|| {
-            experiment
-                .parameter(&case.parameter)
-                .map_or(1, |p| p.threads)
-        });
+        .reports_throughput()
+        .then_some(parameter.threads);
     let mut records = Vec::new();
     for cell in cells {
         let ns = median(&cell.samples);
@@ -393,13 +480,21 @@ fn pass_case(
         records.push(Record::new(id.clone(), Metric::NsPerOp, ns));
         if let Some(threads) = threads {
             records.push(Record::new(
-                id,
+                id.clone(),
                 Metric::OpsPerSec,
                 threads as f64 * 1e9 / ns,
             ));
         }
+        if experiment.latency != LatencyRecording::Off {
+            records.extend(cell.latencies.records(&id));
+        }
     }
     Ok(records)
+}
+
+/// The id of the timer-overhead record of a pass that recorded latencies.
+pub fn timer_overhead_id() -> BenchId {
+    BenchId::new("latency-timer", "std-instant", "empty-op")
 }
 
 /// `main` of a lab's `time` binary: one pass of the wall-time stage,
@@ -417,6 +512,17 @@ pub fn pass_main(lab: &'static dyn Lab) {
     });
     placement.shuffle(&mut cases);
     let mut records = Vec::new();
+    let records_latency = cases.iter().any(|case| {
+        experiment(lab, &case.experiment).is_ok_and(|e| e.latency != LatencyRecording::Off)
+    });
+    if records_latency {
+        let overhead = crate::latency::timer_overhead(100_000);
+        records.push(Record::new(
+            timer_overhead_id(),
+            Metric::TimerOverheadNs,
+            overhead.quantile(0.5).unwrap_or(0) as f64,
+        ));
+    }
     for case in &cases {
         eprintln!("pass {}: {case}", args.seed);
         let measured = pass_case(lab, &selection, case, &timing, &mut placement)
@@ -461,6 +567,7 @@ mod tests {
             passes: 1,
             rounds: 3,
             sample: Duration::from_nanos(50),
+            profile_ops: 10,
         };
         let all = Selection::default();
         let mut placement = Placement::new(7);
@@ -530,16 +637,23 @@ mod tests {
     #[test]
     fn calibration_doubles_until_the_target_within_the_cap() {
         let e = experiment(&TINY, "op").unwrap();
-        let mut run: TimedRun = Box::new(Duration::from_nanos);
+        let mut run: TimedRun = Box::new(|ops, _| Duration::from_nanos(ops));
         // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
-        // part and the cap stop the doubling.
-        assert_eq!(calibrate(&mut run, &e, Duration::from_micros(100)), 131_072);
-        assert_eq!(calibrate(&mut run, &e, Duration::ZERO), 1);
+        // part and the cap stop the doubling: 32,768 ops reach a quarter of 100 µs, and scale to
+        // the whole of it.
+        let target = Duration::from_micros(100);
+        assert_eq!(calibrate(&mut run, &e, 1, target), 100_000);
+        assert_eq!(calibrate(&mut run, &e, 1, Duration::ZERO), 1);
+        assert_eq!(
+            calibrate(&mut run, &e, 50_000, target),
+            100_000,
+            "from the minimum"
+        );
         let capped = Experiment {
             max_ops: Some(10),
             ..e
         };
-        assert_eq!(calibrate(&mut run, &capped, Duration::from_micros(100)), 10);
+        assert_eq!(calibrate(&mut run, &capped, 1, target), 10);
     }
 
     #[test]

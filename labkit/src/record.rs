@@ -9,6 +9,7 @@ use std::str::FromStr;
 use serde::{Deserialize, Serialize};
 
 use crate::env::Environment;
+use crate::latency::Latencies;
 
 /// `<experiment>/<implementation>/<parameter>`, e.g. `admission/topic-mutex/shared-2`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
@@ -89,6 +90,98 @@ pub enum Metric {
     RetainedUsableBytes,
     /// Median of per-pair ratios B / A from an interleaved comparison (`<b>-vs-<a>` ids).
     PairedRatio,
+    /// Latency percentiles of single operations ([`crate::latency`]): from the histogram of all
+    /// passes merged, with each pass's own value kept for pass-by-pass verdicts.
+    LatencyP50Ns,
+    LatencyP90Ns,
+    LatencyP99Ns,
+    LatencyP999Ns,
+    LatencyMaxNs,
+    /// Carries the latency histogram itself ([`Record::histogram`]); its value is the number of
+    /// recorded operations.
+    LatencyHistogram,
+    /// The median cost of timing one operation for a latency histogram (an empty operation timed
+    /// the same way), measured in every pass that recorded latencies.
+    TimerOverheadNs,
+    /// Highest live heap during the measured operations, above the live heap when they started.
+    PeakHeapBytes,
+    /// Highest resident set size of the measuring process during the measured operations.
+    PeakRssBytes,
+    /// CPU time of the whole measuring process (user + system) per operation.
+    CpuNsPerOp,
+    /// A lab's own event (its description names it), counted per 100 operations.
+    EventsPer100Ops(EventName),
+}
+
+/// The name of a lab's own counted event, held inline (at most 32 bytes) so that [`Metric`] stays
+/// `Copy`; in JSON a plain string.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct EventName {
+    len: u8,
+    bytes: [u8; EventName::CAPACITY],
+}
+
+impl EventName {
+    pub const CAPACITY: usize = 32;
+
+    /// # Panics
+    /// When `name` is longer than [`Self::CAPACITY`] bytes (a lab's constant; at compile time
+    /// when used in a `const`).
+    pub const fn new(name: &str) -> Self {
+        match Self::try_new(name) {
+            Some(event) => event,
+            None => panic!("event names are at most 32 bytes"),
+        }
+    }
+
+    pub const fn try_new(name: &str) -> Option<Self> {
+        let source = name.as_bytes();
+        if source.len() > Self::CAPACITY {
+            return None;
+        }
+        let mut bytes = [0; Self::CAPACITY];
+        let mut i = 0;
+        while i < source.len() {
+            bytes[i] = source[i];
+            i += 1;
+        }
+        Some(Self {
+            len: source.len() as u8,
+            bytes,
+        })
+    }
+
+    pub fn as_str(&self) -> &str {
+        std::str::from_utf8(&self.bytes[..self.len as usize])
+            .expect("built from a str, cut at its end")
+    }
+}
+
+impl fmt::Debug for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{:?}", self.as_str())
+    }
+}
+
+impl fmt::Display for EventName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for EventName {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for EventName {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(deserializer)?;
+        Self::try_new(&name).ok_or_else(|| {
+            serde::de::Error::custom(format!("event name `{name}` is longer than 32 bytes"))
+        })
+    }
 }
 
 impl Metric {
@@ -102,12 +195,27 @@ impl Metric {
             Self::BytesPerOp => "B/op",
             Self::RetainedBytes | Self::RetainedUsableBytes => "B",
             Self::PairedRatio => "×",
+            Self::LatencyP50Ns
+            | Self::LatencyP90Ns
+            | Self::LatencyP99Ns
+            | Self::LatencyP999Ns
+            | Self::LatencyMaxNs
+            | Self::TimerOverheadNs => "ns",
+            Self::LatencyHistogram => "ops recorded",
+            Self::PeakHeapBytes | Self::PeakRssBytes => "B",
+            Self::CpuNsPerOp => "CPU ns/op",
+            Self::EventsPer100Ops(_) => "per 100 ops",
         }
     }
 
     /// Whether a larger value is better (throughput) rather than worse (cost).
     pub fn higher_is_better(self) -> bool {
         matches!(self, Self::OpsPerSec)
+    }
+
+    /// Whether it is one of the latency percentiles.
+    pub fn is_latency_percentile(self) -> bool {
+        crate::latency::PERCENTILES.iter().any(|(m, _)| *m == self)
     }
 }
 
@@ -134,6 +242,9 @@ pub struct Record {
     /// cell of a run ran in the same process), so cells compare pass by pass.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub passes: Option<Vec<f64>>,
+    /// The latency histogram of a [`Metric::LatencyHistogram`] record.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub histogram: Option<Latencies>,
 }
 
 impl Record {
@@ -145,6 +256,7 @@ impl Record {
             unit: metric.unit().to_owned(),
             interval: None,
             passes: None,
+            histogram: None,
         }
     }
 
@@ -297,9 +409,14 @@ pub fn emit_records(out: Option<&Path>, records: &[Record]) -> Result<(), String
 /// One record per (id, metric) from the records of several wall-time passes: the per-pass values
 /// in pass order, summarised by [`Record::from_passes`]. A cell missing from a pass (a pass that
 /// failed part-way) keeps the passes it has, which then no longer pair with the others.
+///
+/// Latency histograms of a cell are merged across passes, and its percentiles are read from the
+/// merged histogram (a tail percentile of one pass rests on few operations); each pass's own
+/// percentile stays in `passes` for pass-by-pass verdicts.
 pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
     let mut keys: Vec<(BenchId, Metric)> = Vec::new();
     let mut values: std::collections::HashMap<(BenchId, Metric), Vec<f64>> = Default::default();
+    let mut histograms: std::collections::HashMap<BenchId, Latencies> = Default::default();
     for record in passes.iter().flatten() {
         let key = (record.id.clone(), record.metric);
         let cell = values.entry(key.clone()).or_default();
@@ -307,11 +424,35 @@ pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
             keys.push(key);
         }
         cell.push(record.value);
+        if let Some(histogram) = &record.histogram {
+            let merged = histograms.entry(record.id.clone()).or_default();
+            *merged = merged.merged(histogram);
+        }
     }
     keys.into_iter()
         .map(|key| {
             let passes = values.remove(&key).expect("every key has values");
-            Record::from_passes(key.0, key.1, passes)
+            let (id, metric) = key;
+            let merged = histograms.get(&id);
+            match (metric, merged) {
+                (Metric::LatencyHistogram, Some(merged)) => {
+                    let mut record = Record::new(id, metric, merged.count() as f64);
+                    record.histogram = Some(merged.clone());
+                    record.passes = Some(passes);
+                    record
+                }
+                (m, Some(merged)) if m.is_latency_percentile() => {
+                    let q = crate::latency::PERCENTILES
+                        .iter()
+                        .find(|(p, _)| *p == m)
+                        .map_or(1.0, |(_, q)| *q);
+                    let value = merged.quantile(q).unwrap_or(0) as f64;
+                    let mut record = Record::new(id, metric, value);
+                    record.passes = Some(passes);
+                    record
+                }
+                _ => Record::from_passes(id, metric, passes),
+            }
         })
         .collect()
 }

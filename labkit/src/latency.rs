@@ -1,0 +1,279 @@
+//! Latency percentiles: each measured operation's latency recorded into an HdrHistogram (one per
+//! thread, merged when the thread's recorder drops), kept whole in the raw JSON and summarised as
+//! p50 / p90 / p99 / p99.9 / max.
+//!
+//! A run records latencies when its [`crate::lab::Window`] hands out a [`LatencySink`]; which
+//! experiments do, and whether in their timed samples or in a run of their own, their description
+//! says ([`crate::lab::LatencyRecording`]).
+
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
+
+use crate::record::{BenchId, Metric, Record};
+
+/// Every recorded latency is kept to within 0.1 % (three significant digits).
+const SIGNIFICANT_DIGITS: u8 = 3;
+
+/// The percentiles every latency table shows, as quantiles, with their metrics.
+pub const PERCENTILES: [(Metric, f64); 5] = [
+    (Metric::LatencyP50Ns, 0.5),
+    (Metric::LatencyP90Ns, 0.9),
+    (Metric::LatencyP99Ns, 0.99),
+    (Metric::LatencyP999Ns, 0.999),
+    (Metric::LatencyMaxNs, 1.0),
+];
+
+fn empty_histogram() -> Histogram<u64> {
+    // An auto-resizing histogram: any latency up to u64::MAX ns is recordable.
+    Histogram::new(SIGNIFICANT_DIGITS).expect("three significant digits are in hdrhistogram's range")
+}
+
+/// A latency histogram in nanoseconds, serialisable: every non-empty bucket as (the highest
+/// latency of the bucket, count), ascending. Recording those pairs again rebuilds the histogram.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Latencies {
+    pub buckets: Vec<(u64, u64)>,
+}
+
+impl Latencies {
+    pub fn from_histogram(histogram: &Histogram<u64>) -> Self {
+        Self {
+            buckets: histogram
+                .iter_recorded()
+                .map(|v| (v.value_iterated_to(), v.count_at_value()))
+                .collect(),
+        }
+    }
+
+    pub fn histogram(&self) -> Histogram<u64> {
+        let mut histogram = empty_histogram();
+        for &(latency, count) in &self.buckets {
+            histogram
+                .record_n(latency, count)
+                .expect("an auto-resizing histogram records every value");
+        }
+        histogram
+    }
+
+    /// Both sets of latencies in one histogram.
+    pub fn merged(&self, other: &Latencies) -> Latencies {
+        let mut histogram = self.histogram();
+        histogram
+            .add(other.histogram())
+            .expect("auto-resizing histograms of one precision add");
+        Self::from_histogram(&histogram)
+    }
+
+    /// Operations recorded.
+    pub fn count(&self) -> u64 {
+        self.buckets.iter().map(|(_, c)| c).sum()
+    }
+
+    /// The latency at quantile `q` (0.5 for the median, 1.0 for the maximum); `None` when empty.
+    pub fn quantile(&self, q: f64) -> Option<u64> {
+        let histogram = self.histogram();
+        (!histogram.is_empty()).then(|| {
+            if q >= 1.0 {
+                histogram.max()
+            } else {
+                histogram.value_at_quantile(q)
+            }
+        })
+    }
+
+    /// Points of the percentile curve for a chart: (quantile, latency), from the median up to
+    /// the maximum, at 1 − 10^(−k/4) steps.
+    pub fn curve(&self) -> Vec<(f64, u64)> {
+        let count = self.count();
+        if count == 0 {
+            return Vec::new();
+        }
+        let mut points = Vec::new();
+        let mut k = 0;
+        loop {
+            let q = 1.0 - 0.5 * 10f64.powf(-(k as f64) / 4.0);
+            // Beyond 1 − 1/count the histogram has nothing finer to say than its maximum.
+            if 1.0 - q < 1.0 / count as f64 {
+                break;
+            }
+            points.push((q, self.quantile(q).unwrap_or(0)));
+            k += 1;
+        }
+        points.push((1.0 - 0.5 / count as f64, self.quantile(1.0).unwrap_or(0)));
+        points
+    }
+
+    /// The percentile records of `id` and the histogram itself (a [`Metric::LatencyHistogram`]
+    /// record whose value is the number of recorded operations).
+    pub fn records(&self, id: &BenchId) -> Vec<Record> {
+        let mut records: Vec<Record> = PERCENTILES
+            .iter()
+            .filter_map(|&(metric, q)| {
+                self.quantile(q)
+                    .map(|ns| Record::new(id.clone(), metric, ns as f64))
+            })
+            .collect();
+        let mut histogram = Record::new(id.clone(), Metric::LatencyHistogram, self.count() as f64);
+        histogram.histogram = Some(self.clone());
+        records.push(histogram);
+        records
+    }
+}
+
+/// Where the recorders of one measured run merge their latencies.
+#[derive(Debug, Default)]
+pub struct LatencySink {
+    merged: Mutex<Option<Histogram<u64>>>,
+}
+
+impl LatencySink {
+    pub fn new() -> Arc<Self> {
+        Arc::default()
+    }
+
+    /// A recorder for one thread (or one task); it merges into this sink when dropped.
+    pub fn recorder(self: &Arc<Self>) -> LatencyRecorder {
+        LatencyRecorder {
+            local: empty_histogram(),
+            sink: Arc::clone(self),
+        }
+    }
+
+    /// Everything merged so far (recorders still alive are not included).
+    pub fn latencies(&self) -> Latencies {
+        let merged = self.merged.lock().unwrap_or_else(PoisonError::into_inner);
+        merged
+            .as_ref()
+            .map_or_else(Latencies::default, Latencies::from_histogram)
+    }
+
+    fn merge(&self, histogram: &Histogram<u64>) {
+        let mut merged = self.merged.lock().unwrap_or_else(PoisonError::into_inner);
+        match merged.as_mut() {
+            Some(m) => m
+                .add(histogram)
+                .expect("auto-resizing histograms of one precision add"),
+            None => *merged = Some(histogram.clone()),
+        }
+    }
+}
+
+/// One thread's latencies; recording touches only this thread's histogram.
+#[derive(Debug)]
+pub struct LatencyRecorder {
+    local: Histogram<u64>,
+    sink: Arc<LatencySink>,
+}
+
+impl LatencyRecorder {
+    pub fn record(&mut self, latency: Duration) {
+        let ns = u64::try_from(latency.as_nanos()).unwrap_or(u64::MAX);
+        self.local
+            .record(ns)
+            .expect("an auto-resizing histogram records every value");
+    }
+
+    /// Runs `operation` and records how long it took.
+    pub fn timed<T>(&mut self, operation: impl FnOnce() -> T) -> T {
+        let started = Instant::now();
+        let value = operation();
+        self.record(started.elapsed());
+        value
+    }
+}
+
+impl Drop for LatencyRecorder {
+    fn drop(&mut self) {
+        if !self.local.is_empty() {
+            self.sink.merge(&self.local);
+        }
+    }
+}
+
+/// What recording costs: the latencies of an empty operation timed like a measured one (two
+/// clock reads and one histogram update), `samples` times.
+pub fn timer_overhead(samples: u64) -> Latencies {
+    let sink = LatencySink::new();
+    {
+        let mut recorder = sink.recorder();
+        for _ in 0..samples {
+            recorder.timed(|| std::hint::black_box(()));
+        }
+    }
+    sink.latencies()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn recorders_merge_and_percentiles_come_from_the_merged_histogram() {
+        let sink = LatencySink::new();
+        let threads: Vec<_> = (0..4u64)
+            .map(|t| {
+                let sink = Arc::clone(&sink);
+                std::thread::spawn(move || {
+                    let mut recorder = sink.recorder();
+                    for i in 1..=250u64 {
+                        recorder.record(Duration::from_micros(t * 250 + i));
+                    }
+                })
+            })
+            .collect();
+        for t in threads {
+            t.join().unwrap();
+        }
+        let latencies = sink.latencies();
+        assert_eq!(latencies.count(), 1000);
+        let within = |q: f64, micros: u64| {
+            let ns = latencies.quantile(q).unwrap() as f64;
+            assert!(
+                (ns / (micros as f64 * 1e3) - 1.0).abs() < 2e-3,
+                "q {q}: {ns} ns, expected {micros} µs"
+            );
+        };
+        within(0.5, 500);
+        within(0.99, 990);
+        within(1.0, 1000);
+        let records = latencies.records(&BenchId::new("e", "i", "p"));
+        assert_eq!(records.len(), PERCENTILES.len() + 1);
+        let histogram = records.last().unwrap();
+        assert_eq!(
+            (histogram.metric, histogram.value),
+            (Metric::LatencyHistogram, 1000.0)
+        );
+        let json = serde_json::to_string(histogram).unwrap();
+        let back: Record = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.histogram.as_ref(), Some(&latencies), "lossless in JSON");
+    }
+
+    #[test]
+    fn merging_adds_counts_and_the_curve_ends_at_the_maximum() {
+        let one = |micros: u64, n: u64| {
+            let mut h = empty_histogram();
+            h.record_n(micros * 1000, n).unwrap();
+            Latencies::from_histogram(&h)
+        };
+        let merged = one(10, 990).merged(&one(5000, 10));
+        assert_eq!(merged.count(), 1000);
+        assert!(merged.quantile(0.5).unwrap() < 10_100);
+        assert!(merged.quantile(0.999).unwrap() > 4_990_000);
+        let curve = merged.curve();
+        assert_eq!(curve.first().unwrap().0, 0.5);
+        assert!(curve.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert_eq!(curve.last().unwrap().1, merged.quantile(1.0).unwrap());
+        assert!(Latencies::default().curve().is_empty());
+        assert_eq!(Latencies::default().quantile(0.5), None);
+    }
+
+    #[test]
+    fn the_timer_overhead_is_measured_not_assumed() {
+        let overhead = timer_overhead(10_000);
+        assert_eq!(overhead.count(), 10_000);
+        assert!(overhead.quantile(0.5).is_some());
+    }
+}
