@@ -210,8 +210,8 @@ pub trait Window {
     fn latencies(&self) -> Option<Arc<LatencySink>> {
         None
     }
-    /// `n` more of a lab's own events happened during the measured operations (reported per 100
-    /// operations by the allocation run).
+    /// `n` more of a lab's own events happened during the measured operations (the wall-time
+    /// passes report them per 100 operations and per second).
     fn count(&mut self, _event: EventName, _n: u64) {}
 }
 

@@ -33,13 +33,12 @@ fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {
 }
 
 /// What the allocation run watches between a window's edges: allocation counters and the live
-/// heap's peak, the lab's own events and, when asked, the process's CPU time and peak RSS.
+/// heap's peak and, when asked, the process's CPU time and peak RSS.
 #[derive(Default)]
 struct Profile {
     process_costs: bool,
     opened: Option<(AllocSnapshot, Duration)>,
     closed: Option<(AllocSnapshot, Duration, Option<u64>)>,
-    events: Vec<(EventName, u64)>,
 }
 
 impl Window for Profile {
@@ -58,12 +57,6 @@ impl Window for Profile {
             .then(crate::process::peak_rss_bytes)
             .flatten();
         self.closed = Some((snapshot, cpu, rss));
-    }
-    fn count(&mut self, event: EventName, n: u64) {
-        match self.events.iter_mut().find(|(e, _)| *e == event) {
-            Some((_, total)) => *total += n,
-            None => self.events.push((event, n)),
-        }
     }
 }
 
@@ -126,13 +119,6 @@ fn allocation_records(
         if let Some(rss) = rss {
             records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
         }
-    }
-    for (event, n) in window.events {
-        records.push(Record::new(
-            id.clone(),
-            Metric::EventsPer100Ops(event),
-            n as f64 * 100.0 / calls,
-        ));
     }
     Ok(records)
 }
@@ -376,38 +362,59 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
     }
 }
 
-/// One cell of a row in a pass: an implementation (or the A/A twin), its samples in ns/op and
-/// the latencies it recorded.
+/// One cell of a row in a pass: an implementation (or the A/A twin), its samples in ns/op, the
+/// latencies it recorded and the lab's events its samples counted.
 struct Cell {
     name: String,
     run: TimedRun,
     ops: u64,
     samples: Vec<f64>,
     latencies: Latencies,
+    events: Events,
 }
 
-/// A window that only hands out a latency sink.
-struct LatencyWindow(Arc<LatencySink>);
+/// A lab's events counted over a cell's samples, with the operations and time they took.
+#[derive(Default)]
+struct Events {
+    counts: Vec<(EventName, u64)>,
+    ops: u64,
+    elapsed: Duration,
+}
 
-impl Window for LatencyWindow {
+/// The window of one timed sample: a latency sink when recording, and the events counted.
+struct SampleWindow<'a> {
+    sink: Option<Arc<LatencySink>>,
+    events: &'a mut Events,
+}
+
+impl Window for SampleWindow<'_> {
     fn open(&mut self) {}
     fn close(&mut self) {}
     fn latencies(&self) -> Option<Arc<LatencySink>> {
-        Some(Arc::clone(&self.0))
+        self.sink.clone()
+    }
+    fn count(&mut self, event: EventName, n: u64) {
+        match self.events.counts.iter_mut().find(|(e, _)| *e == event) {
+            Some((_, total)) => *total += n,
+            None => self.events.counts.push((event, n)),
+        }
     }
 }
 
 impl Cell {
     /// One sample's wall time per operation; latencies recorded into the cell when `record`.
     fn sample(&mut self, record: bool) -> f64 {
-        let elapsed = if record {
-            let sink = LatencySink::new();
-            let elapsed = (self.run)(self.ops, &mut LatencyWindow(Arc::clone(&sink)));
-            self.latencies = self.latencies.merged(&sink.latencies());
-            elapsed
-        } else {
-            (self.run)(self.ops, &mut ())
+        let sink = record.then(LatencySink::new);
+        let mut window = SampleWindow {
+            sink: sink.clone(),
+            events: &mut self.events,
         };
+        let elapsed = (self.run)(self.ops, &mut window);
+        self.events.ops += self.ops;
+        self.events.elapsed += elapsed;
+        if let Some(sink) = sink {
+            self.latencies = self.latencies.merged(&sink.latencies());
+        }
         elapsed.as_nanos() as f64 / self.ops as f64
     }
 }
@@ -452,6 +459,7 @@ fn pass_case(
             ops,
             samples: Vec::with_capacity(timing.rounds),
             latencies: Latencies::default(),
+            events: Events::default(),
         });
     }
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
@@ -487,6 +495,24 @@ fn pass_case(
         }
         if experiment.latency != LatencyRecording::Off {
             records.extend(cell.latencies.records(&id));
+        }
+        let Events {
+            counts,
+            ops,
+            elapsed,
+        } = cell.events;
+        for (event, n) in counts {
+            let calls = (ops * parameter.threads as u64) as f64;
+            records.push(Record::new(
+                id.clone(),
+                Metric::EventsPer100Ops(event),
+                n as f64 * 100.0 / calls,
+            ));
+            records.push(Record::new(
+                id.clone(),
+                Metric::EventsPerSec(event),
+                n as f64 / elapsed.as_secs_f64(),
+            ));
         }
     }
     Ok(records)

@@ -109,8 +109,11 @@ pub enum Metric {
     PeakRssBytes,
     /// CPU time of the whole measuring process (user + system) per operation.
     CpuNsPerOp,
-    /// A lab's own event (its description names it), counted per 100 operations.
+    /// A lab's own event (its runner names it), counted in the wall-time passes, per 100
+    /// operations.
     EventsPer100Ops(EventName),
+    /// The same event per second of measured wall time (served requests: goodput).
+    EventsPerSec(EventName),
 }
 
 /// The name of a lab's own counted event, held inline (at most 32 bytes) so that [`Metric`] stays
@@ -205,10 +208,12 @@ impl Metric {
             Self::PeakHeapBytes | Self::PeakRssBytes => "B",
             Self::CpuNsPerOp => "CPU ns/op",
             Self::EventsPer100Ops(_) => "per 100 ops",
+            Self::EventsPerSec(_) => "per s",
         }
     }
 
     /// Whether a larger value is better (throughput) rather than worse (cost).
+    /// (A lab's events are neither: their verdicts say "fewer" or "more".)
     pub fn higher_is_better(self) -> bool {
         matches!(self, Self::OpsPerSec)
     }

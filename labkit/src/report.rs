@@ -67,24 +67,35 @@ pub fn environment_section(set: &ResultSet) -> String {
 /// How a value of `metric` is printed.
 pub fn format_metric(metric: Metric, value: f64) -> String {
     match metric {
-        Metric::RetainedBytes | Metric::RetainedUsableBytes => format_bytes(value),
+        Metric::RetainedBytes
+        | Metric::RetainedUsableBytes
+        | Metric::PeakHeapBytes
+        | Metric::PeakRssBytes => format_bytes(value),
+        m if m.is_latency_percentile() || m == Metric::CpuNsPerOp => format_duration(value),
         _ => format_number(value),
     }
+}
+
+/// Nanoseconds as a duration in the largest unit that keeps them ≥ 1: `6.67 ms`, `30.0 ns`.
+pub fn format_duration(ns: f64) -> String {
+    let (scaled, unit) = match ns {
+        v if v >= 1e9 => (v / 1e9, "s"),
+        v if v >= 1e6 => (v / 1e6, "ms"),
+        v if v >= 1e3 => (v / 1e3, "µs"),
+        v => (v, "ns"),
+    };
+    format!("{} {unit}", format_number(scaled))
 }
 
 /// A value of `metric` with its unit scaled for a chart label: `1.25 ms`, `42.0 ns`, `2.13 MiB`.
 pub fn format_scaled(metric: Metric, value: f64) -> String {
     match metric {
-        Metric::NsPerOp => {
-            let (scaled, unit) = match value {
-                v if v >= 1e9 => (v / 1e9, "s"),
-                v if v >= 1e6 => (v / 1e6, "ms"),
-                v if v >= 1e3 => (v / 1e3, "µs"),
-                v => (v, "ns"),
-            };
-            format!("{} {unit}", format_number(scaled))
-        }
-        Metric::RetainedBytes | Metric::RetainedUsableBytes => format_bytes(value),
+        Metric::NsPerOp => format_duration(value),
+        m if m.is_latency_percentile() || m == Metric::CpuNsPerOp => format_duration(value),
+        Metric::RetainedBytes
+        | Metric::RetainedUsableBytes
+        | Metric::PeakHeapBytes
+        | Metric::PeakRssBytes => format_bytes(value),
         m => format!("{} {}", format_number(value), m.unit()),
     }
 }
@@ -106,6 +117,10 @@ fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
         (Metric::NsPerOp | Metric::InstructionsPerOp | Metric::EstimatedCyclesPerOp, v) => v.word(),
         (Metric::OpsPerSec, Verdict::Better) => "higher",
         (Metric::OpsPerSec, Verdict::Worse) => "lower",
+        (Metric::EventsPer100Ops(_) | Metric::EventsPerSec(_), Verdict::Better) => "fewer",
+        (Metric::EventsPer100Ops(_) | Metric::EventsPerSec(_), Verdict::Worse) => "more",
+        (m, Verdict::Better) if m.is_latency_percentile() => "lower",
+        (m, Verdict::Worse) if m.is_latency_percentile() => "higher",
         (_, Verdict::Better) => "less",
         (_, Verdict::Worse) => "more",
         (_, v) => v.word(),

@@ -5,7 +5,11 @@ use anyhow::{Result, bail};
 use labkit::lab::Lab;
 
 /// Every lab, in report order.
-pub const LABS: &[&'static dyn Lab] = &[&dedup_lab::lab::LAB, &pending_ack_lab::lab::LAB];
+pub const LABS: &[&'static dyn Lab] = &[
+    &dedup_lab::lab::LAB,
+    &pending_ack_lab::lab::LAB,
+    &coalesce_lab::lab::LAB,
+];
 
 /// The names of all labs.
 pub fn names() -> Vec<&'static str> {
@@ -41,7 +45,7 @@ mod tests {
                 .err()
                 .unwrap()
                 .to_string()
-                .contains("dedup, pending-ack")
+                .contains("dedup, pending-ack, coalesce")
         );
     }
 }

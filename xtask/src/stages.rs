@@ -8,7 +8,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
-use labkit::record::{LinkOrder, Record, RunMode, TimingMethod, combine_passes, load_records};
+use labkit::record::{
+    LinkOrder, Metric, Record, RunMode, TimingMethod, combine_passes, load_records,
+};
 
 use crate::binaries::BenchBinaries;
 use crate::collect;
@@ -243,7 +245,12 @@ pub fn measure(
         let seconds = stage_started.elapsed().as_secs_f64();
         stage_started = Instant::now();
         let count = found.len();
-        records.extend(found.into_iter().filter(|r| selection.selects(&r.id)));
+        // The timer's own cost belongs to no design: it is kept whatever the filter.
+        records.extend(
+            found
+                .into_iter()
+                .filter(|r| selection.selects(&r.id) || r.metric == Metric::TimerOverheadNs),
+        );
         match failure {
             None => println!("==> [{name}] stage {n}/3 {what}: {count} records in {seconds:.0} s"),
             Some(e) => {
@@ -266,31 +273,35 @@ pub fn measure(
     let collected = load_records(&alloc_out).map_err(|e| anyhow!(e));
     stage(1, "allocation", stage_outcome(ran, collected));
 
-    println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
-    let gungraun_dir = root().join("target/gungraun").join(lab.package());
-    let _ = std::fs::remove_dir_all(&gungraun_dir);
-    let filters = gungraun_filters(lab, &selection).unwrap_or_else(|| vec![String::new()]);
-    let mut ran = Ok(());
-    for filter in &filters {
-        if ran.is_err() {
-            break;
-        }
-        // Instruction counts do not depend on timing, so benchmarks may share the cores.
-        ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
-            cmd.arg("--save-summary=json")
-                .arg("--parallel=auto")
-                .arg(CALLGRIND_ARGS);
-            if !filter.is_empty() {
-                cmd.arg(filter);
+    if counted_cases_of(lab).is_empty() {
+        println!("==> [{name}] stage 2/3 instruction counts: none (no single-thread case to count)");
+    } else {
+        println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
+        let gungraun_dir = root().join("target/gungraun").join(lab.package());
+        let _ = std::fs::remove_dir_all(&gungraun_dir);
+        let filters = gungraun_filters(lab, &selection).unwrap_or_else(|| vec![String::new()]);
+        let mut ran = Ok(());
+        for filter in &filters {
+            if ran.is_err() {
+                break;
             }
-            run_merged(&mut cmd, |line| println!("{}", with_lab_id(lab, line)))
-        });
+            // Instruction counts do not depend on timing, so benchmarks may share the cores.
+            ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
+                cmd.arg("--save-summary=json")
+                    .arg("--parallel=auto")
+                    .arg(CALLGRIND_ARGS);
+                if !filter.is_empty() {
+                    cmd.arg(filter);
+                }
+                run_merged(&mut cmd, |line| println!("{}", with_lab_id(lab, line)))
+            });
+        }
+        stage(
+            2,
+            "instructions",
+            stage_outcome(ran, collect::gungraun_tree(&gungraun_dir, lab)),
+        );
     }
-    stage(
-        2,
-        "instructions",
-        stage_outcome(ran, collect::gungraun_tree(&gungraun_dir, lab)),
-    );
 
     let planned = timed_ids(lab)
         .iter()
@@ -316,7 +327,7 @@ pub fn measure(
 mod tests {
     use super::*;
     use crate::labs::find;
-    use labkit::record::{BenchId, Metric};
+    use labkit::record::BenchId;
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()

@@ -1,0 +1,109 @@
+//! Generations of the exposition: numbered, timed and logged, so that every response can be traced
+//! to the generation that produced it (freshness, wasted work) and checked against its checksum.
+
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Instant;
+
+use bytes::Bytes;
+
+use crate::exposition::{Broker, checksum};
+
+/// One generated exposition as handed to responses: the body (shared, never copied per
+/// response), its generation and its checksum.
+#[derive(Debug, Clone)]
+pub struct Exposition {
+    pub body: Bytes,
+    pub generation: u64,
+    pub checksum: u64,
+}
+
+/// What the log knows about one generation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Span {
+    pub started: Instant,
+    /// `None` while it runs.
+    pub finished: Option<Instant>,
+    /// Whether at least one response carried it before its request's deadline.
+    pub served_in_time: bool,
+}
+
+/// Makes generations for one server: numbers them from 0 and logs each one's span.
+#[derive(Debug)]
+pub struct Generator {
+    broker: Arc<Broker>,
+    started: AtomicU64,
+    spans: Mutex<Vec<Span>>,
+}
+
+impl Generator {
+    pub fn new(broker: Arc<Broker>) -> Self {
+        Self {
+            broker,
+            started: AtomicU64::new(0),
+            spans: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn spans_mut(&self) -> std::sync::MutexGuard<'_, Vec<Span>> {
+        self.spans.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Generates into `buffer` (cleared first, capacity kept): returns the generation and the
+    /// checksum of what `buffer` now holds.
+    pub fn generate_into(&self, buffer: &mut Vec<u8>) -> (u64, u64) {
+        let generation = {
+            let mut spans = self.spans_mut();
+            let generation = spans.len() as u64;
+            spans.push(Span {
+                started: Instant::now(),
+                finished: None,
+                served_in_time: false,
+            });
+            self.started.fetch_add(1, Relaxed);
+            generation
+        };
+        self.broker.generate_into(generation, buffer);
+        let sum = checksum(buffer);
+        self.spans_mut()[generation as usize].finished = Some(Instant::now());
+        (generation, sum)
+    }
+
+    /// A generation in a buffer of its own.
+    pub fn generate(&self) -> Exposition {
+        let mut body = Vec::new();
+        let (generation, checksum) = self.generate_into(&mut body);
+        Exposition {
+            body: Bytes::from(body),
+            generation,
+            checksum,
+        }
+    }
+
+    /// A response carried `generation` before its request's deadline.
+    pub fn served_in_time(&self, generation: u64) {
+        if let Some(span) = self.spans_mut().get_mut(generation as usize) {
+            span.served_in_time = true;
+        }
+    }
+
+    /// Generations started so far.
+    pub fn started(&self) -> u64 {
+        self.started.load(Relaxed)
+    }
+
+    /// The log, indexed by generation.
+    pub fn spans(&self) -> Vec<Span> {
+        self.spans_mut().clone()
+    }
+
+    /// Finished generations from number `from` on that no response carried in time: work spent
+    /// for clients that had already given up.
+    pub fn wasted_since(&self, from: u64) -> u64 {
+        self.spans_mut()
+            .iter()
+            .skip(from as usize)
+            .filter(|s| s.finished.is_some() && !s.served_in_time)
+            .count() as u64
+    }
+}

@@ -1,0 +1,261 @@
+//! coalesce-lab's description: what the measurement binaries and the driver run, and the report.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use labkit::lab::{
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window,
+    resolve,
+};
+use labkit::latency::LatencySink;
+use labkit::record::{EventName, Metric, ResultSet, RunMode};
+use labkit::report::{Report, Row, comparison_table, fill, joined_table, metric_chart};
+
+use crate::load::{LoadGenerator, Plan};
+use crate::server::Server;
+use crate::workload::{Scenario, scenarios};
+use crate::{Generator, ImplementationVisitor, MetricsEndpoint, visit_implementation};
+
+/// The lab, as the measurement binaries and the driver see it.
+pub static LAB: CoalesceLab = CoalesceLab;
+
+pub struct CoalesceLab;
+
+/// Requests under load, one scenario per parameter.
+const SCRAPE: &str = "scrape";
+
+/// The lab's own events, counted per 100 requests and per second of a measured run.
+pub const SERVED: EventName = EventName::new("served");
+pub const GENERATIONS: EventName = EventName::new("generations");
+pub const WASTED: EventName = EventName::new("wasted-generations");
+pub const TIMEOUTS: EventName = EventName::new("timeouts");
+pub const REFUSED: EventName = EventName::new("refused-503");
+pub const ERRORS: EventName = EventName::new("errors");
+pub const CORRUPT: EventName = EventName::new("corrupt-bodies");
+pub const BACKLOG: EventName = EventName::new("backlog-at-end");
+
+fn scenario_parameter(scenario: &Scenario) -> Parameter {
+    Parameter {
+        min_ops: scenario.min_requests(),
+        ..Parameter::new(&scenario.name(), &scenario.label(), false)
+    }
+}
+
+impl Lab for CoalesceLab {
+    fn name(&self) -> &'static str {
+        "coalesce"
+    }
+
+    fn package(&self) -> &'static str {
+        "coalesce-lab"
+    }
+
+    fn title(&self) -> &'static str {
+        "coalesce-lab: the /metrics endpoint under concurrent scrapers"
+    }
+
+    fn crates(&self) -> &'static [&'static str] {
+        &[
+            "tokio",
+            "hyper",
+            "prometheus-client",
+            "bytes",
+            "futures-util",
+            "hdrhistogram",
+            "xxhash-rust",
+            "loom",
+        ]
+    }
+
+    fn implementations(&self) -> Vec<&'static str> {
+        crate::implementation_names()
+    }
+
+    fn experiments(&self) -> Vec<Experiment> {
+        vec![Experiment {
+            // Every sample starts its own server: a backlog one design left behind (an unbounded
+            // queue still generating for clients that gave up) cannot slow the next sample.
+            fresh_per_sample: true,
+            latency: LatencyRecording::InTimedSamples,
+            throughput: true,
+            process_costs: true,
+            ..Experiment::new(
+                SCRAPE,
+                "one GET /metrics answered (or refused, or given up on) under load",
+                Kind::Steady,
+                scenarios().iter().map(scenario_parameter).collect(),
+            )
+        }]
+    }
+
+    // A sample is a load run: one per cell and pass, long enough for many requests.
+    fn timing(&self, mode: RunMode) -> Timing {
+        let standard = Timing::standard(mode);
+        let (sample, profile_ops) = match mode {
+            RunMode::Full => (Duration::from_millis(400), 300),
+            RunMode::Quick => (Duration::from_millis(60), 60),
+            RunMode::Smoke => (Duration::ZERO, 2),
+        };
+        Timing {
+            rounds: 1,
+            sample,
+            profile_ops,
+            ..standard
+        }
+    }
+
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
+        let (_, parameter) = resolve(self, implementation, case)?;
+        let mut open = Open {
+            scenario: Scenario::parse(&parameter.name)?,
+            runner: None,
+        };
+        visit_implementation(implementation, &mut open)?;
+        open.runner
+            .ok_or_else(|| format!("{implementation}: nothing opened"))?
+    }
+
+    fn report(&self, set: &ResultSet) -> Report {
+        let cores = set.environment.cores;
+        let implementations = self.implementations();
+        let experiment = &self.experiments()[0];
+        let rows = Row::all(experiment, cores);
+        let table =
+            |metric: Metric| comparison_table(set, metric, &rows, &implementations).render();
+        let body = fill(
+            include_str!("../report/report.md"),
+            &[
+                ("goodput", table(Metric::EventsPerSec(SERVED))),
+                ("throughput", table(Metric::OpsPerSec)),
+                ("p50", table(Metric::LatencyP50Ns)),
+                ("p99", table(Metric::LatencyP99Ns)),
+                ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
+                ("wasted", table(Metric::EventsPer100Ops(WASTED))),
+                ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
+                ("refused", table(Metric::EventsPer100Ops(REFUSED))),
+                ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
+                ("peak_heap", table(Metric::PeakHeapBytes)),
+                ("peak_rss", table(Metric::PeakRssBytes)),
+                ("cpu", table(Metric::CpuNsPerOp)),
+                ("allocs", table(Metric::AllocsPerOp)),
+                ("bytes", table(Metric::BytesPerOp)),
+                ("all", joined_table(set).render()),
+            ],
+        )
+        .expect("the report template and its values are written together");
+        Report {
+            body,
+            charts: vec![metric_chart(
+                set,
+                "coalesce-throughput",
+                "coalesce: requests/s by scenario",
+                Metric::OpsPerSec,
+                &rows,
+                &implementations,
+            )],
+        }
+    }
+}
+
+/// Opens a runner of whichever design it visits.
+struct Open {
+    scenario: Scenario,
+    runner: Option<Result<Box<dyn Runner>, String>>,
+}
+
+impl ImplementationVisitor for Open {
+    fn visit<E: MetricsEndpoint>(&mut self) {
+        let scenario = self.scenario;
+        self.runner = Some(
+            Server::start::<E>(
+                Arc::new(Generator::new(scenario.broker())),
+                Some(scenario.timeout),
+            )
+            .map_err(|e| format!("cannot start the server: {e}"))
+            .and_then(|server| {
+                let load = LoadGenerator::new(server.addr())?;
+                Ok(Box::new(Scrapes {
+                    server,
+                    load,
+                    scenario,
+                }) as Box<dyn Runner>)
+            }),
+        );
+    }
+}
+
+/// A design's server under one scenario's load.
+struct Scrapes {
+    server: Server,
+    load: LoadGenerator,
+    scenario: Scenario,
+}
+
+impl Runner for Scrapes {
+    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        let plan = Plan {
+            load: self.scenario.load,
+            requests: ops,
+            timeout: Some(self.scenario.timeout),
+        };
+        let mut edges = ServerEdges {
+            window,
+            server: &self.server,
+            opened_at: 0,
+            generations: 0,
+            wasted: 0,
+            backlog: 0,
+        };
+        let outcome = self.load.run(plan, warm_up, &mut edges, false);
+        let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
+        let tally = outcome.tally;
+        if tally.corrupt > 0 {
+            eprintln!(
+                "coalesce: {} of {ops} bodies did not match their checksum",
+                tally.corrupt
+            );
+        }
+        for (event, n) in [
+            (SERVED, tally.served),
+            (GENERATIONS, generations),
+            (WASTED, wasted),
+            (TIMEOUTS, tally.timeouts),
+            (REFUSED, tally.refused),
+            (ERRORS, tally.errors),
+            (CORRUPT, tally.corrupt),
+            (BACKLOG, backlog as u64),
+        ] {
+            window.count(event, n);
+        }
+        outcome.elapsed
+    }
+}
+
+/// The measuring window, plus the server's generation counts at its edges.
+struct ServerEdges<'a> {
+    window: &'a mut dyn Window,
+    server: &'a Server,
+    opened_at: u64,
+    generations: u64,
+    wasted: u64,
+    backlog: usize,
+}
+
+impl Window for ServerEdges<'_> {
+    fn open(&mut self) {
+        self.opened_at = self.server.generator().started();
+        self.window.open();
+    }
+
+    fn close(&mut self) {
+        self.window.close();
+        let generator = self.server.generator();
+        self.generations = generator.started() - self.opened_at;
+        self.wasted = generator.wasted_since(self.opened_at);
+        self.backlog = self.server.backlog();
+    }
+
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        self.window.latencies()
+    }
+}

@@ -1,0 +1,116 @@
+//! coalesce-lab: Pulsar's `/metrics` endpoint (PR #22494, issue #22477) as designs behind one
+//! trait, served over real HTTP/1.1 on loopback ([`server`]) and measured under a load generator
+//! ([`load`]).
+//!
+//! Before the fix Pulsar generated the whole exposition once per request, one request at a time
+//! from an unbounded queue, including requests whose clients had already given up; the fix
+//! short-circuits timed-out requests, bounds the generator pool at 4 threads and coalesces
+//! concurrent requests onto one shared result. Every design is one file under
+//! [`implementations`]; [`with_implementations!`] is the one list of them that tests and every
+//! measurement iterate.
+
+pub mod buffer;
+pub mod coalesce;
+pub mod exposition;
+pub mod generation;
+pub mod implementations;
+pub mod lab;
+pub mod load;
+pub mod queue;
+pub mod server;
+pub mod workload;
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+pub use generation::{Exposition, Generator};
+
+/// One request for `/metrics` as the endpoint sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct Scrape {
+    pub arrived: Instant,
+    /// When the client gives up (the server's request timeout, Pulsar's
+    /// `metricsServletTimeoutMs`); `None` when it waits forever.
+    pub deadline: Option<Instant>,
+}
+
+impl Scrape {
+    pub fn expired(&self, now: Instant) -> bool {
+        self.deadline.is_some_and(|d| now >= d)
+    }
+}
+
+/// An endpoint's answer to one scrape.
+#[derive(Debug, Clone)]
+pub enum Answer {
+    Exposition(Exposition),
+    /// Refused at once: the bounded queue is full (HTTP 503).
+    Overloaded,
+    /// Past its deadline before generation started, so not generated (HTTP 503).
+    TimedOut,
+}
+
+/// How fresh a design promises an answer to be, relative to its request's arrival; checked for
+/// every design by `tests/freshness.rs`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Freshness {
+    /// Generated for this request: the generation started after the request arrived.
+    StartedAfterArrival,
+    /// Coalesced: the generation was still running when the request arrived (or started later),
+    /// so it is at most one generation older than the request.
+    InFlightAtArrival,
+    /// Served from a recent result: the generation finished at most this long before arrival.
+    FinishedWithin(Duration),
+    /// A body made once when the server started (the loopback-ceiling reference).
+    Fixed,
+}
+
+/// A `/metrics` endpoint design. Created per server; dropped when the server stops, which ends its
+/// generator threads.
+///
+/// # Concurrency contract
+///
+/// `scrape` is called from any of the server's threads, for any number of requests at once. A
+/// scrape whose future is dropped (the client disconnected) must not leak its place in a queue or
+/// a buffer.
+pub trait MetricsEndpoint: Send + Sync + 'static {
+    /// The design's name in tables and on the command line.
+    const NAME: &'static str;
+    const FRESHNESS: Freshness;
+    /// Requests it holds at once (running and queued); more are refused with 503. `None`: it
+    /// never refuses.
+    const ADMITS: Option<usize> = None;
+
+    fn new(generator: Arc<Generator>) -> Self;
+
+    /// Answers one scrape.
+    fn scrape(&self, scrape: Scrape) -> impl Future<Output = Answer> + Send + 'static;
+
+    /// Requests queued or being generated right now (an unbounded queue shows here).
+    fn backlog(&self) -> usize;
+}
+
+/// Calls `$callback!` with the list of every implementation as `module::Type` paths, so every
+/// user shares one list. Adding a design means adding one file and one line here.
+#[macro_export]
+macro_rules! with_implementations {
+    ($callback:ident) => {
+        $callback! {
+            serial_queue => $crate::implementations::serial_queue::SerialQueue,
+            bounded_pool => $crate::implementations::bounded_pool::BoundedPool,
+            coalescing => $crate::implementations::coalescing::Coalescing,
+            coalescing_window => $crate::implementations::coalescing_window::CoalescingWindow,
+            coalescing_pooled => $crate::implementations::coalescing_pooled::CoalescingPooled,
+            shared_future => $crate::implementations::shared_future::SharedFuture,
+            static_body => $crate::implementations::static_body::StaticBody,
+        }
+    };
+}
+
+macro_rules! registry {
+    ($($list:tt)*) => {
+        lab_registry::implementation_registry! { trait MetricsEndpoint; $($list)* }
+    };
+}
+with_implementations!(registry);

@@ -1,0 +1,368 @@
+//! The load generator: virtual users on hyper's HTTP/1.1 client over keep-alive connections, on
+//! one client thread (a tokio current-thread runtime) beside the server.
+//!
+//! Written here rather than driving k6, oha or goose because the lab needs, in one process and
+//! per request: the body's checksum verified against the server's header (a truncated or
+//! recycled body must count as corrupt, not as served), the generation that answered (freshness
+//! and coalescing are checked against the server's log), a client deadline that drops the
+//! connection like a scraper giving up, and latencies into the kit's HdrHistograms. Two shapes:
+//!
+//! - closed loop: `users` virtual users, each sending its next request when the last one ended
+//!   (k6's shared-iterations executor, as in the write-up's load test);
+//! - open loop: requests scheduled at a fixed rate whatever the server does, each latency
+//!   measured from its scheduled start, so a stalled server cannot hide its queue (no
+//!   coordinated omission).
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use futures_util::future::join_all;
+use http_body_util::{BodyExt, Empty};
+use hyper::client::conn::http1::{Builder, SendRequest};
+use hyper::{Request, StatusCode};
+use hyper_util::rt::TokioIo;
+use labkit::lab::Window;
+use labkit::latency::{LatencyRecorder, LatencySink};
+use tokio::net::TcpStream;
+
+use crate::server::{CHECKSUM_HEADER, GENERATION_HEADER};
+
+/// How requests are offered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Load {
+    Closed { users: usize },
+    Open { per_second: u32 },
+}
+
+/// One load run.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan {
+    pub load: Load,
+    /// Requests in the measured part.
+    pub requests: u64,
+    /// When a client gives up on a request and drops its connection.
+    pub timeout: Option<Duration>,
+}
+
+/// Connections of the open loop kept ready before it starts.
+const OPEN_LOOP_CONNECTIONS: usize = 8;
+/// The client's read buffer per connection (hyper's default grows to ~400 KiB; 100 users would
+/// then hold 40 MiB, which the peak-heap figure would charge to the design).
+const CLIENT_BUFFER: usize = 64 * 1024;
+
+/// How the requests of a run ended.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Tally {
+    /// 200 with a body matching its checksum.
+    pub served: u64,
+    /// 503: refused by a full queue or short-circuited.
+    pub refused: u64,
+    /// Given up at the client's deadline.
+    pub timeouts: u64,
+    /// Any other status, or a connection that failed.
+    pub errors: u64,
+    /// 200 whose body did not match its checksum: a design bug, never acceptable.
+    pub corrupt: u64,
+    /// Body bytes of served responses.
+    pub body_bytes: u64,
+}
+
+impl Tally {
+    fn add(&mut self, other: &Tally) {
+        self.served += other.served;
+        self.refused += other.refused;
+        self.timeouts += other.timeouts;
+        self.errors += other.errors;
+        self.corrupt += other.corrupt;
+        self.body_bytes += other.body_bytes;
+    }
+}
+
+/// One served request, for the history checks of the tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Exchange {
+    pub sent: Instant,
+    pub received: Instant,
+    pub generation: u64,
+}
+
+/// What a run measured.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    /// Wall time of the measured part.
+    pub elapsed: Duration,
+    pub tally: Tally,
+    /// Served requests, when asked for.
+    pub history: Vec<Exchange>,
+}
+
+enum Reply {
+    Served { generation: u64, bytes: u64 },
+    Refused,
+    Failed,
+    Corrupt,
+}
+
+type Connection = SendRequest<Empty<Bytes>>;
+
+async fn connect(addr: SocketAddr) -> Result<Connection, String> {
+    let stream = TcpStream::connect(addr)
+        .await
+        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
+    let _ = stream.set_nodelay(true);
+    let (sender, connection) = Builder::new()
+        .max_buf_size(CLIENT_BUFFER)
+        .handshake(TokioIo::new(stream))
+        .await
+        .map_err(|e| format!("HTTP handshake with {addr}: {e}"))?;
+    tokio::spawn(async move {
+        let _ = connection.await;
+    });
+    Ok(sender)
+}
+
+/// `GET /metrics` on `connection`, the body read to its end and checked against its checksum.
+async fn scrape(connection: &mut Connection) -> Result<Reply, hyper::Error> {
+    connection.ready().await?;
+    let request = Request::get("/metrics")
+        .header(hyper::header::HOST, "127.0.0.1")
+        .body(Empty::new())
+        .expect("a static request is valid");
+    let response = connection.send_request(request).await?;
+    let status = response.status();
+    let header = |name: &str, radix: u32| {
+        response
+            .headers()
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| u64::from_str_radix(v, radix).ok())
+    };
+    let (generation, expected) = (header(GENERATION_HEADER, 10), header(CHECKSUM_HEADER, 16));
+    let mut body = response.into_body();
+    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
+    let mut bytes = 0u64;
+    while let Some(frame) = body.frame().await {
+        if let Some(data) = frame?.data_ref() {
+            hasher.update(data);
+            bytes += data.len() as u64;
+        }
+    }
+    Ok(match (status, generation, expected) {
+        (StatusCode::OK, Some(generation), Some(expected)) if hasher.digest() == expected => {
+            Reply::Served { generation, bytes }
+        }
+        (StatusCode::OK, _, _) => Reply::Corrupt,
+        (StatusCode::SERVICE_UNAVAILABLE, _, _) => Reply::Refused,
+        _ => Reply::Failed,
+    })
+}
+
+/// One request on a connection (made first when there is none), within the deadline. Returns the
+/// tally of this one request and, when served, its exchange; the connection is dropped when the
+/// request timed out or failed, as a scraper would.
+async fn request(
+    addr: SocketAddr,
+    slot: &mut Option<Connection>,
+    timeout: Option<Duration>,
+    sent: Instant,
+) -> (Tally, Option<Exchange>) {
+    let attempt = async {
+        if slot.is_none() {
+            *slot = Some(connect(addr).await.map_err(|_| ())?);
+        }
+        let connection = slot.as_mut().expect("connected above");
+        scrape(connection).await.map_err(|_| ())
+    };
+    let result = match timeout {
+        Some(t) => tokio::time::timeout(t, attempt).await.map_err(|_| ()),
+        None => Ok(attempt.await),
+    };
+    let mut tally = Tally::default();
+    let exchange = match result {
+        Ok(Ok(Reply::Served { generation, bytes })) => {
+            tally.served = 1;
+            tally.body_bytes = bytes;
+            Some(Exchange {
+                sent,
+                received: Instant::now(),
+                generation,
+            })
+        }
+        Ok(Ok(Reply::Refused)) => {
+            tally.refused = 1;
+            None
+        }
+        Ok(Ok(Reply::Corrupt)) => {
+            tally.corrupt = 1;
+            None
+        }
+        Ok(Ok(Reply::Failed)) | Ok(Err(())) => {
+            tally.errors = 1;
+            *slot = None;
+            None
+        }
+        Err(_) => {
+            tally.timeouts = 1;
+            *slot = None;
+            None
+        }
+    };
+    (tally, exchange)
+}
+
+/// What a run's requests add to: latencies, tally and history.
+struct Books {
+    tally: Mutex<Tally>,
+    history: Option<Mutex<Vec<Exchange>>>,
+}
+
+impl Books {
+    fn enter(&self, recorder: Option<&mut LatencyRecorder>, started: Instant, outcome: (Tally, Option<Exchange>)) {
+        let (tally, exchange) = outcome;
+        if let (Some(recorder), Some(exchange)) = (recorder, exchange) {
+            recorder.record(exchange.received - started);
+        }
+        self.tally
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .add(&tally);
+        if let (Some(history), Some(exchange)) = (&self.history, exchange) {
+            history
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(exchange);
+        }
+    }
+}
+
+/// A load generator bound to one server.
+pub struct LoadGenerator {
+    addr: SocketAddr,
+    runtime: tokio::runtime::Runtime,
+}
+
+impl LoadGenerator {
+    pub fn new(addr: SocketAddr) -> Result<Self, String> {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+        Ok(Self { addr, runtime })
+    }
+
+    /// Connects every user and runs up to one unmeasured request per user (at most `warm_up`),
+    /// then `plan`, with `window` opened and closed around the measured part on this thread.
+    /// Latencies go to the window's sink when it has one (served requests only; timeouts and
+    /// refusals are tallied).
+    pub fn run(&self, plan: Plan, warm_up: u64, window: &mut dyn Window, keep_history: bool) -> Outcome {
+        let latencies = window.latencies();
+        let books = Books {
+            tally: Mutex::new(Tally::default()),
+            history: keep_history.then(|| Mutex::new(Vec::new())),
+        };
+        let elapsed = self.runtime.block_on(async {
+            match plan.load {
+                Load::Closed { users } => {
+                    let mut connections: Vec<Option<Connection>> =
+                        join_all((0..users.max(1)).map(|_| connect(self.addr)))
+                            .await
+                            .into_iter()
+                            .map(Result::ok)
+                            .collect();
+                    let warm_books = Books {
+                        tally: Mutex::new(Tally::default()),
+                        history: None,
+                    };
+                    self.closed_loop(&mut connections, warm_up.min(users as u64), plan.timeout, None, &warm_books)
+                        .await;
+                    window.open();
+                    let started = Instant::now();
+                    self.closed_loop(&mut connections, plan.requests, plan.timeout, latencies, &books)
+                        .await;
+                    let elapsed = started.elapsed();
+                    window.close();
+                    elapsed
+                }
+                Load::Open { per_second } => {
+                    let idle: Mutex<Vec<Connection>> = Mutex::new(
+                        join_all((0..OPEN_LOOP_CONNECTIONS).map(|_| connect(self.addr)))
+                            .await
+                            .into_iter()
+                            .filter_map(Result::ok)
+                            .collect(),
+                    );
+                    window.open();
+                    let started = Instant::now();
+                    self.open_loop(&idle, plan, per_second, latencies, &books).await;
+                    let elapsed = started.elapsed();
+                    window.close();
+                    elapsed
+                }
+            }
+        });
+        Outcome {
+            elapsed,
+            tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
+            history: books
+                .history
+                .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
+                .unwrap_or_default(),
+        }
+    }
+
+    async fn closed_loop(
+        &self,
+        connections: &mut [Option<Connection>],
+        requests: u64,
+        timeout: Option<Duration>,
+        latencies: Option<Arc<LatencySink>>,
+        books: &Books,
+    ) {
+        let tickets = AtomicU64::new(0);
+        let users = connections.iter_mut().map(|slot| {
+            let (tickets, latencies) = (&tickets, latencies.clone());
+            async move {
+                let mut recorder = latencies.as_ref().map(|s| s.recorder());
+                while tickets.fetch_add(1, Relaxed) < requests {
+                    let sent = Instant::now();
+                    let outcome = request(self.addr, slot, timeout, sent).await;
+                    books.enter(recorder.as_mut(), sent, outcome);
+                }
+            }
+        });
+        join_all(users).await;
+    }
+
+    async fn open_loop(
+        &self,
+        idle: &Mutex<Vec<Connection>>,
+        plan: Plan,
+        per_second: u32,
+        latencies: Option<Arc<LatencySink>>,
+        books: &Books,
+    ) {
+        let interval = Duration::from_secs(1) / per_second.max(1);
+        let start = tokio::time::Instant::now();
+        let arrivals = (0..plan.requests).map(|i| {
+            let latencies = latencies.clone();
+            async move {
+                let scheduled = start + interval * i as u32;
+                tokio::time::sleep_until(scheduled).await;
+                let mut recorder = latencies.as_ref().map(|s| s.recorder());
+                let mut slot = idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
+                let outcome = request(self.addr, &mut slot, plan.timeout, Instant::now()).await;
+                // Latency from the scheduled start, not from when a connection was free.
+                books.enter(recorder.as_mut(), scheduled.into_std(), outcome);
+                if let Some(connection) = slot {
+                    idle.lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(connection);
+                }
+            }
+        });
+        join_all(arrivals).await;
+    }
+}

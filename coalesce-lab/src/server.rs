@@ -1,0 +1,188 @@
+//! The HTTP/1.1 server every design is measured behind: hyper on a tokio runtime of its own,
+//! listening on `127.0.0.1:0`, started per case and stopped (connections closed, generator
+//! threads joined) when dropped.
+//!
+//! `GET /metrics` asks the design; any other path is 404, another method on `/metrics` 405, and a
+//! request hyper cannot parse gets hyper's 400 and a closed connection, while other connections
+//! carry on.
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::{TokioIo, TokioTimer};
+use tokio::net::TcpListener;
+use tokio::sync::oneshot;
+
+use crate::{Answer, Generator, MetricsEndpoint, Scrape};
+
+/// Response header with the generation a body belongs to.
+pub const GENERATION_HEADER: &str = "x-generation";
+/// Response header with the body's XXH3 checksum (16 hex digits).
+pub const CHECKSUM_HEADER: &str = "x-body-xxh3";
+/// OpenMetrics text, as `prometheus-client` encodes it.
+pub const CONTENT_TYPE_OPENMETRICS: &str =
+    "application/openmetrics-text; version=1.0.0; charset=utf-8";
+
+/// A client that has not sent a whole request head by then is disconnected.
+const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// A running server.
+pub struct Server {
+    addr: SocketAddr,
+    generator: Arc<Generator>,
+    backlog: Box<dyn Fn() -> usize + Send + Sync>,
+    stop: Option<oneshot::Sender<()>>,
+    runtime: Option<tokio::runtime::Runtime>,
+}
+
+impl Server {
+    /// Starts design `E` behind a new listener; `timeout` is the request timeout the endpoint
+    /// works to (a request past it is short-circuited by designs that do so).
+    pub fn start<E: MetricsEndpoint>(
+        generator: Arc<Generator>,
+        timeout: Option<Duration>,
+    ) -> std::io::Result<Self> {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("server")
+            .enable_all()
+            .build()?;
+        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+        let addr = listener.local_addr()?;
+        let endpoint = Arc::new(E::new(Arc::clone(&generator)));
+        let (stop, stopped) = oneshot::channel();
+        let context = Arc::new(Context {
+            endpoint: Arc::clone(&endpoint),
+            generator: Arc::clone(&generator),
+            timeout,
+        });
+        runtime.spawn(accept(listener, context, stopped));
+        Ok(Self {
+            addr,
+            generator,
+            backlog: Box::new(move || endpoint.backlog()),
+            stop: Some(stop),
+            runtime: Some(runtime),
+        })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn generator(&self) -> &Arc<Generator> {
+        &self.generator
+    }
+
+    /// Requests the design holds queued or generating right now.
+    pub fn backlog(&self) -> usize {
+        (self.backlog)()
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(runtime) = self.runtime.take() {
+            // Cancels every connection; the design (and its threads) goes with the last task.
+            runtime.shutdown_timeout(Duration::from_secs(2));
+        }
+    }
+}
+
+struct Context<E> {
+    endpoint: Arc<E>,
+    generator: Arc<Generator>,
+    timeout: Option<Duration>,
+}
+
+async fn accept<E: MetricsEndpoint>(
+    listener: TcpListener,
+    context: Arc<Context<E>>,
+    mut stopped: oneshot::Receiver<()>,
+) {
+    loop {
+        let stream = tokio::select! {
+            _ = &mut stopped => return,
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => stream,
+                Err(_) => continue,
+            },
+        };
+        let _ = stream.set_nodelay(true);
+        let context = Arc::clone(&context);
+        tokio::spawn(async move {
+            let service = service_fn(move |request| respond(request, Arc::clone(&context)));
+            // A connection error (a client gone mid-body, a malformed request) ends this
+            // connection only.
+            let _ = http1::Builder::new()
+                .timer(TokioTimer::new())
+                .header_read_timeout(HEADER_READ_TIMEOUT)
+                .serve_connection(TokioIo::new(stream), service)
+                .await;
+        });
+    }
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
+    *response.status_mut() = status;
+    response
+}
+
+async fn respond<E: MetricsEndpoint>(
+    request: Request<Incoming>,
+    context: Arc<Context<E>>,
+) -> Result<Response<Full<Bytes>>, Infallible> {
+    let arrived = Instant::now();
+    if request.uri().path() != "/metrics" {
+        return Ok(plain(StatusCode::NOT_FOUND, "not found; try GET /metrics\n"));
+    }
+    if request.method() != Method::GET {
+        let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");
+        response
+            .headers_mut()
+            .insert(ALLOW, HeaderValue::from_static("GET"));
+        return Ok(response);
+    }
+    let scrape = Scrape {
+        arrived,
+        deadline: context.timeout.map(|t| arrived + t),
+    };
+    Ok(match context.endpoint.scrape(scrape).await {
+        Answer::Exposition(exposition) => {
+            if !scrape.expired(Instant::now()) {
+                context.generator.served_in_time(exposition.generation);
+            }
+            let mut response = Response::new(Full::new(exposition.body));
+            let headers = response.headers_mut();
+            headers.insert(
+                CONTENT_TYPE,
+                HeaderValue::from_static(CONTENT_TYPE_OPENMETRICS),
+            );
+            headers.insert(GENERATION_HEADER, HeaderValue::from(exposition.generation));
+            headers.insert(
+                CHECKSUM_HEADER,
+                HeaderValue::from_str(&format!("{:016x}", exposition.checksum))
+                    .expect("hex digits are a valid header value"),
+            );
+            response
+        }
+        Answer::Overloaded => plain(StatusCode::SERVICE_UNAVAILABLE, "overloaded\n"),
+        Answer::TimedOut => plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "timed out before generation\n",
+        ),
+    })
+}

@@ -1,0 +1,154 @@
+//! Every design behind the real server: complete, checksummed, parseable, fresh expositions to
+//! many concurrent clients, each request answered exactly once; clear statuses for bad requests;
+//! slow readers that neither hold a generator nor see another generation's bytes.
+
+mod common;
+
+use std::collections::HashSet;
+use std::sync::Arc;
+use std::time::Duration;
+
+use coalesce_lab::Freshness;
+use coalesce_lab::exposition::checksum;
+use coalesce_lab::load::{Load, LoadGenerator, Plan};
+use coalesce_lab::server::{CHECKSUM_HEADER, GENERATION_HEADER};
+use common::{GET_METRICS, for_each_design, raw_exchange, small_broker};
+
+/// 32 users × 40 requests each through the load generator, every served body checked against
+/// its checksum header by the client, and the recorded history against the server's log.
+#[test]
+fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
+    let broker = small_broker();
+    for_each_design(&broker, None, |design, server| {
+        let (name, freshness) = (design.name, design.freshness);
+        let load = LoadGenerator::new(server.addr()).unwrap();
+        let plan = Plan {
+            load: Load::Closed { users: 32 },
+            requests: 1_280,
+            timeout: Some(Duration::from_secs(30)),
+        };
+        let outcome = load.run(plan, 32, &mut (), true);
+        let tally = outcome.tally;
+        assert_eq!(
+            (tally.served + tally.refused, tally.corrupt, tally.errors, tally.timeouts),
+            (1_280, 0, 0, 0),
+            "{name}: every request answered once, every body matching its checksum"
+        );
+        match design.admits {
+            None => assert_eq!(tally.refused, 0, "{name} never refuses"),
+            Some(admits) => assert!(tally.served >= admits as u64, "{name}: {tally:?}"),
+        }
+        assert_eq!(outcome.history.len() as u64, tally.served, "{name}");
+        let spans = server.generator().spans();
+        for exchange in &outcome.history {
+            let span = spans
+                .get(exchange.generation as usize)
+                .unwrap_or_else(|| panic!("{name}: generation {} was never logged", exchange.generation));
+            let finished = span
+                .finished
+                .unwrap_or_else(|| panic!("{name}: served an unfinished generation"));
+            assert!(finished <= exchange.received, "{name}: answered before generated");
+            let fresh = match freshness {
+                Freshness::StartedAfterArrival => span.started >= exchange.sent,
+                Freshness::InFlightAtArrival => finished >= exchange.sent,
+                Freshness::FinishedWithin(window) => finished + window >= exchange.sent,
+                Freshness::Fixed => exchange.generation == 0,
+            };
+            assert!(fresh, "{name}: generation {} is staler than {freshness:?}", exchange.generation);
+        }
+        let generations: HashSet<u64> = outcome.history.iter().map(|e| e.generation).collect();
+        if freshness == Freshness::StartedAfterArrival {
+            assert_eq!(generations.len() as u64, tally.served, "{name}: one generation per request");
+        }
+
+        // One body in full: the generation it names, byte for byte, and valid exposition text.
+        let response = raw_exchange(server.addr(), GET_METRICS, 1 << 16, Duration::ZERO);
+        assert_eq!(response.status, 200, "{name}");
+        let generation: u64 = response.header(GENERATION_HEADER).unwrap().parse().unwrap();
+        assert_eq!(response.body, broker.generate(generation), "{name}: not generation {generation}");
+        assert_eq!(
+            response.header(CHECKSUM_HEADER).unwrap(),
+            format!("{:016x}", checksum(&response.body))
+        );
+        let text = String::from_utf8(response.body).unwrap();
+        assert!(text.ends_with("# EOF\n"), "{name}: truncated");
+        let lines = text.lines().map(|l| Ok(l.to_owned()));
+        let scrape = prometheus_parse::Scrape::parse(lines).expect("parses as Prometheus text");
+        assert_eq!(scrape.samples.len(), 1 + broker.topics() * coalesce_lab::exposition::FAMILIES);
+    });
+}
+
+#[test]
+fn bad_requests_get_a_clear_status_and_the_server_keeps_serving() {
+    let broker = small_broker();
+    for_each_design(&broker, None, |design, server| {
+        let name = design.name;
+        let addr = server.addr();
+        let exchange = |request: &[u8]| raw_exchange(addr, request, 4096, Duration::ZERO);
+        let unknown = exchange(b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+        assert_eq!(unknown.status, 404, "{name}");
+        let post = exchange(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+        assert_eq!((post.status, post.header("allow")), (405, Some("GET")), "{name}");
+        let malformed = exchange(b"GARBAGE \x01\x02 nonsense\r\n\r\n");
+        assert_eq!(malformed.status, 400, "{name}");
+        assert_eq!(exchange(GET_METRICS).status, 200, "{name}: still serving");
+    });
+}
+
+/// A reader that takes its body 8 KiB at a time with pauses keeps its response (and, in
+/// `coalescing-pooled`, its lease on a recycled buffer) for a long while; meanwhile other clients
+/// are served by new generations, and the slow body still matches its checksum.
+#[test]
+fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
+    let broker = Arc::new(coalesce_lab::exposition::Broker::with_body_size(2 << 20));
+    for_each_design(&broker, None, |design, server| {
+        let name = design.name;
+        let addr = server.addr();
+        let slow = std::thread::spawn(move || {
+            raw_exchange(addr, GET_METRICS, 8 << 10, Duration::from_millis(2))
+        });
+        std::thread::sleep(Duration::from_millis(20));
+        let load = LoadGenerator::new(addr).unwrap();
+        let plan = Plan {
+            load: Load::Closed { users: 4 },
+            requests: 40,
+            timeout: Some(Duration::from_secs(30)),
+        };
+        let outcome = load.run(plan, 0, &mut (), false);
+        let tally = outcome.tally;
+        assert_eq!((tally.served + tally.refused, tally.corrupt), (40, 0), "{name}");
+        let slow = slow.join().unwrap();
+        assert_eq!(slow.status, 200, "{name}");
+        let expected = slow.header(CHECKSUM_HEADER).unwrap().to_owned();
+        assert_eq!(expected, format!("{:016x}", checksum(&slow.body)), "{name}: the slow body changed");
+    });
+}
+
+/// Under a client deadline every request still ends exactly once (served, refused or given up on)
+/// and no body is corrupt; the serial baseline, which generates every queued request, spends
+/// generations on clients that have already gone.
+#[test]
+fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
+    let broker = Arc::new(coalesce_lab::exposition::Broker::with_body_size(1 << 20));
+    for_each_design(&broker, Some(Duration::from_millis(20)), |design, server| {
+        let name = design.name;
+        let load = LoadGenerator::new(server.addr()).unwrap();
+        let plan = Plan {
+            load: Load::Closed { users: 50 },
+            requests: 500,
+            timeout: Some(Duration::from_millis(20)),
+        };
+        let outcome = load.run(plan, 0, &mut (), false);
+        let tally = outcome.tally;
+        assert_eq!(
+            tally.served + tally.refused + tally.timeouts + tally.errors,
+            500,
+            "{name}: every request ended once: {tally:?}"
+        );
+        assert_eq!(tally.corrupt, 0, "{name}");
+        let wasted = server.generator().wasted_since(0);
+        if name == "serial-queue" {
+            assert!(tally.timeouts > 0 && wasted > 0, "{name}: {tally:?}, {wasted} wasted");
+        }
+    });
+}
