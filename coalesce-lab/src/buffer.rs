@@ -121,12 +121,13 @@ impl<C: Count, S: Storage> Buffer<C, S> {
             buffer: Some(buffer),
         }
     }
-
 }
 
 impl<C: Count, S: Storage> Claimed<C, S> {
     fn buffer(&self) -> &Arc<Buffer<C, S>> {
-        self.buffer.as_ref().expect("a claim holds its buffer until published")
+        self.buffer
+            .as_ref()
+            .expect("a claim holds its buffer until published")
     }
 
     pub fn fill<R>(&mut self, write: impl FnOnce(&mut Vec<u8>) -> R) -> R {
@@ -242,14 +243,22 @@ mod tests {
         let responses: Vec<_> = (0..3).map(|_| publisher.retain().unwrap()).collect();
         drop(publisher);
         let second = pool.claim();
-        assert_eq!(pool.created(), 2, "the leased buffer was not handed out again");
+        assert_eq!(
+            pool.created(),
+            2,
+            "the leased buffer was not handed out again"
+        );
         drop(second);
         for r in &responses {
             assert_eq!(r.as_ref(), b"generation 1");
         }
         let stale = responses[0].buffer.clone();
         drop(responses);
-        assert_eq!(Arc::strong_count(&stale), 2, "only the pool and this test hold it");
+        assert_eq!(
+            Arc::strong_count(&stale),
+            2,
+            "only the pool and this test hold it"
+        );
         assert!(retain(&stale).is_none(), "retain refuses a released buffer");
         let mut again = pool.claim();
         again.fill(|b| {

@@ -86,7 +86,10 @@ impl<P: Production> Coalescer<P> {
         }
     }
 
-    pub fn scrape(&self, scrape: Scrape) -> impl std::future::Future<Output = Answer> + Send + 'static {
+    pub fn scrape(
+        &self,
+        scrape: Scrape,
+    ) -> impl std::future::Future<Output = Answer> + Send + 'static {
         let (answer, receiver) = oneshot::channel();
         let ready = {
             let mut state = self.shared.state();

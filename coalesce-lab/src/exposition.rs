@@ -84,7 +84,8 @@ impl Broker {
             None,
             MetricType::Gauge,
         )?;
-        ConstGauge::new(generation as i64).encode(marker.encode_family(&[("cluster", "standalone")])?)?;
+        ConstGauge::new(generation as i64)
+            .encode(marker.encode_family(&[("cluster", "standalone")])?)?;
         for (f, (name, help)) in self.families.iter().enumerate() {
             let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
             for (t, topic) in self.topics.iter().enumerate() {
@@ -148,10 +149,16 @@ mod tests {
         assert_ne!(checksum(&a), checksum(&b));
         assert_eq!(broker.generate(1), a);
         let text = String::from_utf8(a).unwrap();
-        assert!(text.starts_with("# HELP pulsar_exposition_generation"), "{text}");
+        assert!(
+            text.starts_with("# HELP pulsar_exposition_generation"),
+            "{text}"
+        );
         assert!(text.contains("pulsar_exposition_generation{cluster=\"standalone\"} 1\n"));
         assert!(text.ends_with("# EOF\n"));
-        assert_eq!(text.lines().filter(|l| !l.starts_with('#')).count(), 1 + 3 * FAMILIES);
+        assert_eq!(
+            text.lines().filter(|l| !l.starts_with('#')).count(),
+            1 + 3 * FAMILIES
+        );
     }
 
     #[test]
@@ -163,6 +170,10 @@ mod tests {
         broker.generate_into(7, &mut reused);
         let capacity = reused.capacity();
         broker.generate_into(8, &mut reused);
-        assert_eq!(reused.capacity(), capacity, "a recycled buffer does not grow again");
+        assert_eq!(
+            reused.capacity(),
+            capacity,
+            "a recycled buffer does not grow again"
+        );
     }
 }

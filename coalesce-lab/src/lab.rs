@@ -4,12 +4,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window,
-    resolve,
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
 use labkit::latency::LatencySink;
 use labkit::record::{EventName, Metric, ResultSet, RunMode};
-use labkit::report::{Report, Row, comparison_table, fill, joined_table, metric_chart};
+use labkit::report::{
+    Report, Row, comparison_table, fill, format_duration, joined_table, latency_chart,
+    latency_table, metric_chart, timer_overhead_ns,
+};
 
 use crate::load::{LoadGenerator, Plan};
 use crate::server::Server;
@@ -122,9 +124,52 @@ impl Lab for CoalesceLab {
         let rows = Row::all(experiment, cores);
         let table =
             |metric: Metric| comparison_table(set, metric, &rows, &implementations).render();
+        let mut charts = vec![
+            metric_chart(
+                set,
+                "coalesce-goodput",
+                "coalesce: requests served per second, by scenario",
+                Metric::EventsPerSec(SERVED),
+                &rows,
+                &implementations,
+            ),
+            metric_chart(
+                set,
+                "coalesce-peak-heap",
+                "coalesce: peak live heap above the pre-run level, by scenario",
+                Metric::PeakHeapBytes,
+                &rows,
+                &implementations,
+            ),
+        ];
+        let mut latency = String::new();
+        for row in &rows {
+            let stem = format!("coalesce-latency-{}", row.parameter);
+            latency.push_str(&format!(
+                "### {}
+
+{}
+![percentiles](charts/{stem}.svg)
+
+",
+                row.label,
+                latency_table(set, row, &implementations).render()
+            ));
+            charts.push(latency_chart(
+                set,
+                &stem,
+                &format!("coalesce: latency percentiles, {}", row.parameter),
+                row,
+                &implementations,
+            ));
+        }
+        let timer = timer_overhead_ns(set).map_or("(not measured)".into(), format_duration);
         let body = fill(
             include_str!("../report/report.md"),
             &[
+                ("seed", include_str!("../report/seed.md").to_owned()),
+                ("latency", latency),
+                ("timer", timer),
                 ("goodput", table(Metric::EventsPerSec(SERVED))),
                 ("throughput", table(Metric::OpsPerSec)),
                 ("p50", table(Metric::LatencyP50Ns)),
@@ -143,17 +188,7 @@ impl Lab for CoalesceLab {
             ],
         )
         .expect("the report template and its values are written together");
-        Report {
-            body,
-            charts: vec![metric_chart(
-                set,
-                "coalesce-throughput",
-                "coalesce: requests/s by scenario",
-                Metric::OpsPerSec,
-                &rows,
-                &implementations,
-            )],
-        }
+        Report { body, charts }
     }
 }
 

@@ -220,7 +220,12 @@ struct Books {
 }
 
 impl Books {
-    fn enter(&self, recorder: Option<&mut LatencyRecorder>, started: Instant, outcome: (Tally, Option<Exchange>)) {
+    fn enter(
+        &self,
+        recorder: Option<&mut LatencyRecorder>,
+        started: Instant,
+        outcome: (Tally, Option<Exchange>),
+    ) {
         let (tally, exchange) = outcome;
         if let (Some(recorder), Some(exchange)) = (recorder, exchange) {
             recorder.record(exchange.received - started);
@@ -257,7 +262,13 @@ impl LoadGenerator {
     /// then `plan`, with `window` opened and closed around the measured part on this thread.
     /// Latencies go to the window's sink when it has one (served requests only; timeouts and
     /// refusals are tallied).
-    pub fn run(&self, plan: Plan, warm_up: u64, window: &mut dyn Window, keep_history: bool) -> Outcome {
+    pub fn run(
+        &self,
+        plan: Plan,
+        warm_up: u64,
+        window: &mut dyn Window,
+        keep_history: bool,
+    ) -> Outcome {
         let latencies = window.latencies();
         let books = Books {
             tally: Mutex::new(Tally::default()),
@@ -276,12 +287,24 @@ impl LoadGenerator {
                         tally: Mutex::new(Tally::default()),
                         history: None,
                     };
-                    self.closed_loop(&mut connections, warm_up.min(users as u64), plan.timeout, None, &warm_books)
-                        .await;
+                    self.closed_loop(
+                        &mut connections,
+                        warm_up.min(users as u64),
+                        plan.timeout,
+                        None,
+                        &warm_books,
+                    )
+                    .await;
                     window.open();
                     let started = Instant::now();
-                    self.closed_loop(&mut connections, plan.requests, plan.timeout, latencies, &books)
-                        .await;
+                    self.closed_loop(
+                        &mut connections,
+                        plan.requests,
+                        plan.timeout,
+                        latencies,
+                        &books,
+                    )
+                    .await;
                     let elapsed = started.elapsed();
                     window.close();
                     elapsed
@@ -296,7 +319,8 @@ impl LoadGenerator {
                     );
                     window.open();
                     let started = Instant::now();
-                    self.open_loop(&idle, plan, per_second, latencies, &books).await;
+                    self.open_loop(&idle, plan, per_second, latencies, &books)
+                        .await;
                     let elapsed = started.elapsed();
                     window.close();
                     elapsed

@@ -62,7 +62,13 @@ impl GeneratorPool {
                 std::thread::Builder::new()
                     .name(format!("generator-{i}"))
                     .spawn(move || {
-                        serve(&generator, &receiver, &backlog, &closing, settings.short_circuit)
+                        serve(
+                            &generator,
+                            &receiver,
+                            &backlog,
+                            &closing,
+                            settings.short_circuit,
+                        )
                     })
                     .expect("spawning a generator thread")
             })
@@ -77,7 +83,10 @@ impl GeneratorPool {
 
     /// Queues `scrape`; the answer arrives when a thread has served it (or at once, `Overloaded`,
     /// when a bounded queue is full).
-    pub fn submit(&self, scrape: Scrape) -> impl std::future::Future<Output = Answer> + Send + 'static {
+    pub fn submit(
+        &self,
+        scrape: Scrape,
+    ) -> impl std::future::Future<Output = Answer> + Send + 'static {
         let (answer, receiver) = oneshot::channel();
         let job = Job { scrape, answer };
         self.backlog.fetch_add(1, Relaxed);
@@ -120,12 +129,12 @@ fn serve(
                 Err(_) => return,
             }
         };
-        let answer = if closing.load(Relaxed) || (short_circuit && job.scrape.expired(Instant::now()))
-        {
-            Answer::TimedOut
-        } else {
-            Answer::Exposition(generator.generate())
-        };
+        let answer =
+            if closing.load(Relaxed) || (short_circuit && job.scrape.expired(Instant::now())) {
+                Answer::TimedOut
+            } else {
+                Answer::Exposition(generator.generate())
+            };
         // The client may have gone; the work is done either way (the wasted-work count sees it).
         let _ = job.answer.send(answer);
         backlog.fetch_sub(1, Relaxed);

@@ -147,7 +147,10 @@ async fn respond<E: MetricsEndpoint>(
 ) -> Result<Response<Full<Bytes>>, Infallible> {
     let arrived = Instant::now();
     if request.uri().path() != "/metrics" {
-        return Ok(plain(StatusCode::NOT_FOUND, "not found; try GET /metrics\n"));
+        return Ok(plain(
+            StatusCode::NOT_FOUND,
+            "not found; try GET /metrics\n",
+        ));
     }
     if request.method() != Method::GET {
         let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, "only GET\n");

@@ -30,7 +30,12 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
         let outcome = load.run(plan, 32, &mut (), true);
         let tally = outcome.tally;
         assert_eq!(
-            (tally.served + tally.refused, tally.corrupt, tally.errors, tally.timeouts),
+            (
+                tally.served + tally.refused,
+                tally.corrupt,
+                tally.errors,
+                tally.timeouts
+            ),
             (1_280, 0, 0, 0),
             "{name}: every request answered once, every body matching its checksum"
         );
@@ -41,31 +46,49 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
         assert_eq!(outcome.history.len() as u64, tally.served, "{name}");
         let spans = server.generator().spans();
         for exchange in &outcome.history {
-            let span = spans
-                .get(exchange.generation as usize)
-                .unwrap_or_else(|| panic!("{name}: generation {} was never logged", exchange.generation));
+            let span = spans.get(exchange.generation as usize).unwrap_or_else(|| {
+                panic!(
+                    "{name}: generation {} was never logged",
+                    exchange.generation
+                )
+            });
             let finished = span
                 .finished
                 .unwrap_or_else(|| panic!("{name}: served an unfinished generation"));
-            assert!(finished <= exchange.received, "{name}: answered before generated");
+            assert!(
+                finished <= exchange.received,
+                "{name}: answered before generated"
+            );
             let fresh = match freshness {
                 Freshness::StartedAfterArrival => span.started >= exchange.sent,
                 Freshness::InFlightAtArrival => finished >= exchange.sent,
                 Freshness::FinishedWithin(window) => finished + window >= exchange.sent,
                 Freshness::Fixed => exchange.generation == 0,
             };
-            assert!(fresh, "{name}: generation {} is staler than {freshness:?}", exchange.generation);
+            assert!(
+                fresh,
+                "{name}: generation {} is staler than {freshness:?}",
+                exchange.generation
+            );
         }
         let generations: HashSet<u64> = outcome.history.iter().map(|e| e.generation).collect();
         if freshness == Freshness::StartedAfterArrival {
-            assert_eq!(generations.len() as u64, tally.served, "{name}: one generation per request");
+            assert_eq!(
+                generations.len() as u64,
+                tally.served,
+                "{name}: one generation per request"
+            );
         }
 
         // One body in full: the generation it names, byte for byte, and valid exposition text.
         let response = raw_exchange(server.addr(), GET_METRICS, 1 << 16, Duration::ZERO);
         assert_eq!(response.status, 200, "{name}");
         let generation: u64 = response.header(GENERATION_HEADER).unwrap().parse().unwrap();
-        assert_eq!(response.body, broker.generate(generation), "{name}: not generation {generation}");
+        assert_eq!(
+            response.body,
+            broker.generate(generation),
+            "{name}: not generation {generation}"
+        );
         assert_eq!(
             response.header(CHECKSUM_HEADER).unwrap(),
             format!("{:016x}", checksum(&response.body))
@@ -74,7 +97,10 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
         assert!(text.ends_with("# EOF\n"), "{name}: truncated");
         let lines = text.lines().map(|l| Ok(l.to_owned()));
         let scrape = prometheus_parse::Scrape::parse(lines).expect("parses as Prometheus text");
-        assert_eq!(scrape.samples.len(), 1 + broker.topics() * coalesce_lab::exposition::FAMILIES);
+        assert_eq!(
+            scrape.samples.len(),
+            1 + broker.topics() * coalesce_lab::exposition::FAMILIES
+        );
     });
 }
 
@@ -87,8 +113,14 @@ fn bad_requests_get_a_clear_status_and_the_server_keeps_serving() {
         let exchange = |request: &[u8]| raw_exchange(addr, request, 4096, Duration::ZERO);
         let unknown = exchange(b"GET /nope HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
         assert_eq!(unknown.status, 404, "{name}");
-        let post = exchange(b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-        assert_eq!((post.status, post.header("allow")), (405, Some("GET")), "{name}");
+        let post = exchange(
+            b"POST /metrics HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+        );
+        assert_eq!(
+            (post.status, post.header("allow")),
+            (405, Some("GET")),
+            "{name}"
+        );
         let malformed = exchange(b"GARBAGE \x01\x02 nonsense\r\n\r\n");
         assert_eq!(malformed.status, 400, "{name}");
         assert_eq!(exchange(GET_METRICS).status, 200, "{name}: still serving");
@@ -116,11 +148,19 @@ fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
         };
         let outcome = load.run(plan, 0, &mut (), false);
         let tally = outcome.tally;
-        assert_eq!((tally.served + tally.refused, tally.corrupt), (40, 0), "{name}");
+        assert_eq!(
+            (tally.served + tally.refused, tally.corrupt),
+            (40, 0),
+            "{name}"
+        );
         let slow = slow.join().unwrap();
         assert_eq!(slow.status, 200, "{name}");
         let expected = slow.header(CHECKSUM_HEADER).unwrap().to_owned();
-        assert_eq!(expected, format!("{:016x}", checksum(&slow.body)), "{name}: the slow body changed");
+        assert_eq!(
+            expected,
+            format!("{:016x}", checksum(&slow.body)),
+            "{name}: the slow body changed"
+        );
     });
 }
 
@@ -130,25 +170,32 @@ fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
 #[test]
 fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
     let broker = Arc::new(coalesce_lab::exposition::Broker::with_body_size(1 << 20));
-    for_each_design(&broker, Some(Duration::from_millis(20)), |design, server| {
-        let name = design.name;
-        let load = LoadGenerator::new(server.addr()).unwrap();
-        let plan = Plan {
-            load: Load::Closed { users: 50 },
-            requests: 500,
-            timeout: Some(Duration::from_millis(20)),
-        };
-        let outcome = load.run(plan, 0, &mut (), false);
-        let tally = outcome.tally;
-        assert_eq!(
-            tally.served + tally.refused + tally.timeouts + tally.errors,
-            500,
-            "{name}: every request ended once: {tally:?}"
-        );
-        assert_eq!(tally.corrupt, 0, "{name}");
-        let wasted = server.generator().wasted_since(0);
-        if name == "serial-queue" {
-            assert!(tally.timeouts > 0 && wasted > 0, "{name}: {tally:?}, {wasted} wasted");
-        }
-    });
+    for_each_design(
+        &broker,
+        Some(Duration::from_millis(20)),
+        |design, server| {
+            let name = design.name;
+            let load = LoadGenerator::new(server.addr()).unwrap();
+            let plan = Plan {
+                load: Load::Closed { users: 50 },
+                requests: 500,
+                timeout: Some(Duration::from_millis(20)),
+            };
+            let outcome = load.run(plan, 0, &mut (), false);
+            let tally = outcome.tally;
+            assert_eq!(
+                tally.served + tally.refused + tally.timeouts + tally.errors,
+                500,
+                "{name}: every request ended once: {tally:?}"
+            );
+            assert_eq!(tally.corrupt, 0, "{name}");
+            let wasted = server.generator().wasted_since(0);
+            if name == "serial-queue" {
+                assert!(
+                    tally.timeouts > 0 && wasted > 0,
+                    "{name}: {tally:?}, {wasted} wasted"
+                );
+            }
+        },
+    );
 }

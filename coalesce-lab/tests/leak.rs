@@ -62,7 +62,11 @@ fn stopping_a_server_returns_the_heap_to_its_level_before_it_started() {
         drop(again);
         let after = AllocSnapshot::now();
         let kept = before.delta_to(&after).live_bytes;
-        assert!(kept <= SLACK, "{}: {kept} bytes still live after the server stopped", design.name);
+        assert!(
+            kept <= SLACK,
+            "{}: {kept} bytes still live after the server stopped",
+            design.name
+        );
     });
 }
 

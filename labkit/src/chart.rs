@@ -183,6 +183,74 @@ pub fn log_log_chart(
     series: &[&str],
     lines: &[Vec<(f64, f64, String)>],
 ) -> String {
+    log_log_chart_with(
+        (x_axis, tick_label),
+        (y_axis, tick_label),
+        title,
+        series,
+        lines,
+    )
+}
+
+/// Latency percentile curves: x is the percentile on a log scale of 1 / (1 − q) (so 50 %, 90 %,
+/// 99 %, 99.9 % are evenly spaced, as HdrHistogram plots them), y the latency in ns, logarithmic.
+/// `lines` holds, per series, its (quantile, latency ns) points, the last one its maximum.
+pub fn percentile_chart(title: &str, series: &[&str], lines: &[Vec<(f64, f64)>]) -> String {
+    let points: Vec<Vec<(f64, f64, String)>> = lines
+        .iter()
+        .map(|line| {
+            line.iter()
+                .enumerate()
+                .filter(|(_, (q, _))| *q < 1.0)
+                .map(|(i, &(q, ns))| {
+                    let name = if i + 1 == line.len() {
+                        "max".to_owned()
+                    } else {
+                        format!("p{}", percent(q))
+                    };
+                    (1.0 / (1.0 - q), ns, format!("{name} {}", duration(ns)))
+                })
+                .collect()
+        })
+        .collect();
+    log_log_chart_with(
+        ("percentile", |x| format!("{}%", percent(1.0 - 1.0 / x))),
+        ("latency", duration),
+        title,
+        series,
+        &points,
+    )
+}
+
+/// A quantile as a percentage without trailing zeros: 0.999 → `99.9`.
+fn percent(q: f64) -> String {
+    let text = format!("{:.4}", q * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// Nanoseconds as a short duration label: `500 µs`, `2 ms`, `1.562 s`.
+fn duration(ns: f64) -> String {
+    let (scaled, unit) = match ns {
+        v if v >= 1e9 => (v / 1e9, "s"),
+        v if v >= 1e6 => (v / 1e6, "ms"),
+        v if v >= 1e3 => (v / 1e3, "µs"),
+        v => (v, "ns"),
+    };
+    let text = format!("{scaled:.3}");
+    format!(
+        "{} {unit}",
+        text.trim_end_matches('0').trim_end_matches('.')
+    )
+}
+
+/// [`log_log_chart`] with each axis's title and tick-label format.
+fn log_log_chart_with(
+    (x_axis, x_tick): (&str, fn(f64) -> String),
+    (y_axis, y_tick): (&str, fn(f64) -> String),
+    title: &str,
+    series: &[&str],
+    lines: &[Vec<(f64, f64, String)>],
+) -> String {
     const PLOT_LEFT: f64 = 70.0;
     const PLOT_TOP: f64 = 50.0;
     const PLOT_WIDTH: f64 = 740.0;
@@ -227,7 +295,7 @@ pub fn log_log_chart(
             r##"<line x1="{x:.1}" y1="{PLOT_TOP}" x2="{x:.1}" y2="{}" stroke="#eee"/><text x="{x:.1}" y="{}" text-anchor="middle">{}</text>"##,
             PLOT_TOP + PLOT_HEIGHT,
             PLOT_TOP + PLOT_HEIGHT + 14.0,
-            tick_label(tick)
+            x_tick(tick)
         );
     }
     for tick in log_ticks(10f64.powf(y_low), 10f64.powf(y_high)) {
@@ -238,7 +306,7 @@ pub fn log_log_chart(
             PLOT_LEFT + PLOT_WIDTH,
             PLOT_LEFT - 6.0,
             y + 4.0,
-            tick_label(tick)
+            y_tick(tick)
         );
     }
     let _ = writeln!(

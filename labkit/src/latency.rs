@@ -28,7 +28,8 @@ pub const PERCENTILES: [(Metric, f64); 5] = [
 
 fn empty_histogram() -> Histogram<u64> {
     // An auto-resizing histogram: any latency up to u64::MAX ns is recordable.
-    Histogram::new(SIGNIFICANT_DIGITS).expect("three significant digits are in hdrhistogram's range")
+    Histogram::new(SIGNIFICANT_DIGITS)
+        .expect("three significant digits are in hdrhistogram's range")
 }
 
 /// A latency histogram in nanoseconds, serialisable: every non-empty bucket as (the highest
@@ -84,25 +85,25 @@ impl Latencies {
         })
     }
 
-    /// Points of the percentile curve for a chart: (quantile, latency), from the median up to
-    /// the maximum, at 1 − 10^(−k/4) steps.
+    /// Points of the percentile curve for a chart: (quantile, latency) at the usual percentiles
+    /// the count can resolve (p50, p75, p90, p95, p99, p99.5, p99.9, …), then the maximum, placed
+    /// at 1 − 1/(2 × count).
     pub fn curve(&self) -> Vec<(f64, u64)> {
+        const QUANTILES: [f64; 10] = [
+            0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999,
+        ];
         let count = self.count();
         if count == 0 {
             return Vec::new();
         }
-        let mut points = Vec::new();
-        let mut k = 0;
-        loop {
-            let q = 1.0 - 0.5 * 10f64.powf(-(k as f64) / 4.0);
-            // Beyond 1 − 1/count the histogram has nothing finer to say than its maximum.
-            if 1.0 - q < 1.0 / count as f64 {
-                break;
-            }
-            points.push((q, self.quantile(q).unwrap_or(0)));
-            k += 1;
-        }
-        points.push((1.0 - 0.5 / count as f64, self.quantile(1.0).unwrap_or(0)));
+        let mut points: Vec<(f64, u64)> = QUANTILES
+            .iter()
+            .take_while(|&&q| (1.0 - q) * count as f64 >= 1.0)
+            .map(|&q| (q, self.quantile(q).unwrap_or(0)))
+            .collect();
+        let max_at = 1.0 - 0.5 / count as f64;
+        points.retain(|(q, _)| *q < max_at);
+        points.push((max_at, self.quantile(1.0).unwrap_or(0)));
         points
     }
 
@@ -248,7 +249,11 @@ mod tests {
         );
         let json = serde_json::to_string(histogram).unwrap();
         let back: Record = serde_json::from_str(&json).unwrap();
-        assert_eq!(back.histogram.as_ref(), Some(&latencies), "lossless in JSON");
+        assert_eq!(
+            back.histogram.as_ref(),
+            Some(&latencies),
+            "lossless in JSON"
+        );
     }
 
     #[test]
@@ -264,7 +269,11 @@ mod tests {
         assert!(merged.quantile(0.999).unwrap() > 4_990_000);
         let curve = merged.curve();
         assert_eq!(curve.first().unwrap().0, 0.5);
-        assert!(curve.windows(2).all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1));
+        assert!(
+            curve
+                .windows(2)
+                .all(|w| w[0].0 < w[1].0 && w[0].1 <= w[1].1)
+        );
         assert_eq!(curve.last().unwrap().1, merged.quantile(1.0).unwrap());
         assert!(Latencies::default().curve().is_empty());
         assert_eq!(Latencies::default().quantile(0.5), None);

@@ -13,12 +13,12 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::alloc::{AllocSnapshot, installed};
-use crate::latency::{Latencies, LatencySink};
 use crate::args::{RunArgs, exit_with_usage_error};
 use crate::footprint::Retained;
 use crate::lab::{
-    BenchCase, Experiment, Kind, LatencyRecording, Lab, Selection, Timing, Window, experiment, twin,
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Selection, Timing, Window, experiment, twin,
 };
+use crate::latency::{Latencies, LatencySink};
 use crate::paired::median;
 use crate::record::{BenchId, EventName, Metric, Record};
 use crate::sampling::{SampleSource, Sampler};
@@ -223,8 +223,8 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
     eprintln!("wrote {} (open it in DHAT's dh_view.html)", out.display());
 }
 
-/// Single operations in one paired-comparison sample (cleanups: one call; scans: capped).
-const SAMPLE_OPS: u64 = 20_000;
+/// The timed part of one paired-comparison sample, about (calibrated like a pass's samples).
+const PAIRED_SAMPLE: Duration = Duration::from_millis(1);
 
 /// One timed implementation on one case: runs the given number of operations with a window (for
 /// latencies) and returns their wall time.
@@ -277,9 +277,18 @@ impl SampleSource for LabSamples {
     }
 
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String> {
-        let ops = experiment(self.0, &case.experiment)?.ops(SAMPLE_OPS);
+        let experiment = experiment(self.0, &case.experiment)?;
+        let min_ops = experiment
+            .parameter(&case.parameter)
+            .map_or(1, |p| p.min_ops);
         let mut run = open_timed(self.0, implementation, case)?;
-        Ok(Box::new(move || run(ops, &mut ()).as_nanos() as f64 / ops as f64))
+        let ops = match experiment.kind {
+            Kind::Steady => calibrate(&mut run, &experiment, min_ops, PAIRED_SAMPLE),
+            _ => experiment.ops(1),
+        };
+        Ok(Box::new(move || {
+            run(ops, &mut ()).as_nanos() as f64 / ops as f64
+        }))
     }
 }
 
@@ -352,7 +361,7 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
         }
         if timed >= target / 4 {
             let scaled = ops as f64 * target.as_secs_f64() / timed.as_secs_f64();
-            return experiment.cap(scaled.ceil() as u64).max(ops);
+            return experiment.cap(scaled.round() as u64).max(ops);
         }
         let next = experiment.cap(ops * 2);
         if next == ops {
@@ -478,9 +487,7 @@ fn pass_case(
         }
     }
     // Aggregate throughput: every thread did `ops` operations.
-    let threads = experiment
-        .reports_throughput()
-        .then_some(parameter.threads);
+    let threads = experiment.reports_throughput().then_some(parameter.threads);
     let mut records = Vec::new();
     for cell in cells {
         let ns = median(&cell.samples);
@@ -644,6 +651,100 @@ mod tests {
         )
         .unwrap();
         assert_eq!(records.len(), 1, "no twin without the baseline");
+    }
+
+    /// A lab whose one operation takes 1 µs by its own account, records that as its latency and
+    /// counts one `hit` per operation.
+    struct CountingLab;
+
+    static COUNTING: CountingLab = CountingLab;
+    const HIT: EventName = EventName::new("hit");
+
+    struct Hits;
+
+    impl crate::lab::Runner for Hits {
+        fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+            window.open();
+            if let Some(sink) = window.latencies() {
+                let mut recorder = sink.recorder();
+                for _ in 0..ops {
+                    recorder.record(Duration::from_micros(1));
+                }
+            }
+            window.close();
+            window.count(HIT, ops);
+            Duration::from_micros(ops)
+        }
+    }
+
+    impl Lab for CountingLab {
+        fn name(&self) -> &'static str {
+            "counting"
+        }
+        fn package(&self) -> &'static str {
+            "counting-lab"
+        }
+        fn title(&self) -> &'static str {
+            "counting"
+        }
+        fn crates(&self) -> &'static [&'static str] {
+            &[]
+        }
+        fn implementations(&self) -> Vec<&'static str> {
+            vec!["base"]
+        }
+        fn experiments(&self) -> Vec<Experiment> {
+            vec![Experiment {
+                latency: LatencyRecording::InTimedSamples,
+                ..Experiment::new(
+                    "op",
+                    "one op",
+                    Kind::Steady,
+                    vec![crate::lab::Parameter::new("one", "one", false)],
+                )
+            }]
+        }
+        fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
+            Ok(Box::new(Hits))
+        }
+        fn report(&self, _: &crate::record::ResultSet) -> crate::report::Report {
+            crate::report::Report::default()
+        }
+    }
+
+    #[test]
+    fn a_pass_records_latencies_and_events_of_its_timed_samples() {
+        let timing = Timing {
+            passes: 1,
+            rounds: 4,
+            sample: Duration::from_micros(10),
+            profile_ops: 1,
+        };
+        let records = pass_case(
+            &COUNTING,
+            &Selection::default(),
+            &BenchCase::new("op", "one"),
+            &timing,
+            &mut Placement::new(1),
+        )
+        .unwrap();
+        let find = |metric: Metric| {
+            records
+                .iter()
+                .find(|r| r.metric == metric && r.id.implementation == "base")
+                .unwrap_or_else(|| panic!("{metric:?} missing"))
+        };
+        let histogram = find(Metric::LatencyHistogram);
+        let recorded = histogram.histogram.as_ref().unwrap();
+        assert_eq!(recorded.count() as f64, histogram.value);
+        assert_eq!(
+            histogram.value,
+            4.0 * 10.0,
+            "every op of the four timed samples"
+        );
+        assert!((find(Metric::LatencyP99Ns).value - 1_000.0).abs() < 2.0);
+        assert_eq!(find(Metric::EventsPer100Ops(HIT)).value, 100.0);
+        assert!((find(Metric::EventsPerSec(HIT)).value - 1e6).abs() < 1.0);
     }
 
     #[test]

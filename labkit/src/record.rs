@@ -551,6 +551,63 @@ mod tests {
     }
 
     #[test]
+    fn latency_histograms_merge_across_passes_and_percentiles_follow_the_merge() {
+        let id = BenchId::new("e", "i", "p");
+        let pass = |micros: u64| {
+            let sink = crate::latency::LatencySink::new();
+            {
+                let mut recorder = sink.recorder();
+                for _ in 0..100 {
+                    recorder.record(std::time::Duration::from_micros(micros));
+                }
+            }
+            sink.latencies().records(&id)
+        };
+        let combined = combine_passes(&[pass(10), pass(1000)]);
+        let histogram = combined
+            .iter()
+            .find(|r| r.metric == Metric::LatencyHistogram)
+            .unwrap();
+        assert_eq!(histogram.value, 200.0);
+        assert_eq!(histogram.passes.as_deref(), Some(&[100.0, 100.0][..]));
+        let p99 = combined
+            .iter()
+            .find(|r| r.metric == Metric::LatencyP99Ns)
+            .unwrap();
+        assert!(
+            p99.value > 990_000.0,
+            "from the merged histogram: {}",
+            p99.value
+        );
+        assert_eq!(
+            p99.passes.as_ref().unwrap().len(),
+            2,
+            "each pass's own p99 kept"
+        );
+        let p50 = combined
+            .iter()
+            .find(|r| r.metric == Metric::LatencyP50Ns)
+            .unwrap();
+        assert!(p50.value < 10_100.0, "{}", p50.value);
+    }
+
+    #[test]
+    fn event_names_are_strings_in_json_and_bounded() {
+        let metric = Metric::EventsPer100Ops(EventName::new("generations"));
+        let json = serde_json::to_string(&metric).unwrap();
+        assert_eq!(json, r#"{"events-per100-ops":"generations"}"#);
+        assert_eq!(serde_json::from_str::<Metric>(&json).unwrap(), metric);
+        assert!(EventName::try_new(&"x".repeat(33)).is_none());
+        assert!(
+            serde_json::from_str::<Metric>(&format!(
+                r#"{{"events-per100-ops":"{}"}}"#,
+                "x".repeat(40)
+            ))
+            .is_err()
+        );
+    }
+
+    #[test]
     fn write_atomic_replaces_whole_file_and_leaves_no_temporaries() {
         let dir = std::env::temp_dir().join(format!("labkit-atomic-{}", std::process::id()));
         let path = dir.join("out.json");

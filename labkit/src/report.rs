@@ -2,9 +2,10 @@
 //! seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×), charts, and
 //! prose templates whose `{{name}}` slots a lab fills with generated tables.
 
-use crate::chart::{Chart, bar_chart};
+use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare};
 use crate::lab::{Experiment, Parameter};
+use crate::latency::PERCENTILES;
 use crate::record::{BenchId, Metric, Record, ResultSet};
 use crate::table::{Align, Table, format_bytes, format_change, format_number};
 
@@ -339,6 +340,84 @@ pub fn paired_table(
         table.row(vec![label(&ratio.id), side(a), side(&b_side), change]);
     }
     table
+}
+
+/// The latency percentiles of one row, one line per implementation (baseline first, then its
+/// A/A twin when measured): p50 … max from the histogram of all passes merged, and how many
+/// operations it holds. A percentile the count cannot resolve (p99.9 of fewer than 1,000
+/// operations) shows `—`: it would only repeat the maximum.
+pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Table {
+    let mut table = Table::new().column("Design", Align::Left);
+    for (_, q) in PERCENTILES {
+        let header = if q >= 1.0 {
+            "max".to_owned()
+        } else {
+            format!("p{}", format_number(q * 100.0).trim_end_matches(".0"))
+        };
+        table = table.column(&header, Align::Right);
+    }
+    table = table.column("requests recorded", Align::Right);
+    let twin = crate::lab::twin(implementations[0]);
+    let names = std::iter::once(implementations[0])
+        .chain(std::iter::once(twin.as_str()))
+        .chain(implementations[1..].iter().copied());
+    for name in names {
+        let id = BenchId::new(&row.experiment, name, &row.parameter);
+        let Some(histogram) = set.find(&id, Metric::LatencyHistogram) else {
+            continue;
+        };
+        let count = histogram.value;
+        let mut cells = vec![name.to_owned()];
+        for (metric, q) in PERCENTILES {
+            let resolvable = q >= 1.0 || count * (1.0 - q) >= 1.0;
+            cells.push(match set.find(&id, metric) {
+                Some(r) if resolvable => format_duration(r.value),
+                _ => "—".into(),
+            });
+        }
+        cells.push(format_number(count));
+        table.row(cells);
+    }
+    table
+}
+
+/// The percentile curves of one row's implementations (from the merged histograms).
+pub fn latency_chart(
+    set: &ResultSet,
+    stem: &str,
+    title: &str,
+    row: &Row,
+    implementations: &[&str],
+) -> Chart {
+    let lines: Vec<Vec<(f64, f64)>> = implementations
+        .iter()
+        .map(|name| {
+            let id = BenchId::new(&row.experiment, name, &row.parameter);
+            set.find(&id, Metric::LatencyHistogram)
+                .and_then(|r| r.histogram.as_ref())
+                .map(|h| {
+                    h.curve()
+                        .into_iter()
+                        .map(|(q, ns)| (q, ns as f64))
+                        .collect()
+                })
+                .unwrap_or_default()
+        })
+        .collect();
+    Chart {
+        stem: stem.to_owned(),
+        title: title.to_owned(),
+        svg: percentile_chart(title, implementations, &lines),
+    }
+}
+
+/// The timer's own cost per recorded operation in this run (median over passes), if any pass
+/// recorded latencies.
+pub fn timer_overhead_ns(set: &ResultSet) -> Option<f64> {
+    set.records
+        .iter()
+        .find(|r| r.metric == Metric::TimerOverheadNs)
+        .map(|r| r.value)
 }
 
 /// Every id with every metric measured for it, in one table: the join of all measurements.

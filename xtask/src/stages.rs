@@ -274,7 +274,9 @@ pub fn measure(
     stage(1, "allocation", stage_outcome(ran, collected));
 
     if counted_cases_of(lab).is_empty() {
-        println!("==> [{name}] stage 2/3 instruction counts: none (no single-thread case to count)");
+        println!(
+            "==> [{name}] stage 2/3 instruction counts: none (no single-thread case to count)"
+        );
     } else {
         println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
         let gungraun_dir = root().join("target/gungraun").join(lab.package());

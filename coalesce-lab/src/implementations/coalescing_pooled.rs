@@ -54,7 +54,11 @@ impl MetricsEndpoint for CoalescingPooled {
     const FRESHNESS: Freshness = Freshness::InFlightAtArrival;
 
     fn new(generator: Arc<Generator>) -> Self {
-        Self(Coalescer::start(generator, RecycledBuffers::default(), None))
+        Self(Coalescer::start(
+            generator,
+            RecycledBuffers::default(),
+            None,
+        ))
     }
 
     fn scrape(&self, scrape: Scrape) -> impl Future<Output = Answer> + Send + 'static {

@@ -77,7 +77,12 @@ impl RawResponse {
 
 /// Sends `request` as bytes and reads one response (the request asks the server to close), a
 /// chunk of `chunk` bytes at a time with `pause` between chunks (a slow reader).
-pub fn raw_exchange(addr: SocketAddr, request: &[u8], chunk: usize, pause: Duration) -> RawResponse {
+pub fn raw_exchange(
+    addr: SocketAddr,
+    request: &[u8],
+    chunk: usize,
+    pause: Duration,
+) -> RawResponse {
     let mut stream = TcpStream::connect(addr).expect("connect");
     stream
         .set_read_timeout(Some(Duration::from_secs(30)))
