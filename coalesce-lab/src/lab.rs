@@ -94,7 +94,7 @@ impl Lab for CoalesceLab {
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(400), 300),
+            RunMode::Full => (Duration::from_millis(400), 150),
             RunMode::Quick => (Duration::from_millis(60), 60),
             RunMode::Smoke => (Duration::ZERO, 2),
         };
