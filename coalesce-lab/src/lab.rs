@@ -28,6 +28,8 @@ const SCRAPE: &str = "scrape";
 
 /// The lab's own events, counted per 100 requests and per second of a measured run.
 pub const SERVED: EventName = EventName::new("served");
+/// Body bytes served, in MiB (2^20 bytes): per second, the bandwidth served.
+pub const BODY_MIB: EventName = EventName::new("body-mib");
 pub const GENERATIONS: EventName = EventName::new("generations");
 pub const WASTED: EventName = EventName::new("wasted-generations");
 pub const TIMEOUTS: EventName = EventName::new("timeouts");
@@ -94,8 +96,8 @@ impl Lab for CoalesceLab {
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(400), 150),
-            RunMode::Quick => (Duration::from_millis(60), 60),
+            RunMode::Full => (Duration::from_millis(400), 60),
+            RunMode::Quick => (Duration::from_millis(40), 10),
             RunMode::Smoke => (Duration::ZERO, 2),
         };
         Timing {
@@ -172,6 +174,7 @@ impl Lab for CoalesceLab {
                 ("timer", timer),
                 ("goodput", table(Metric::EventsPerSec(SERVED))),
                 ("throughput", table(Metric::OpsPerSec)),
+                ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
                 ("p50", table(Metric::LatencyP50Ns)),
                 ("p99", table(Metric::LatencyP99Ns)),
                 ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
@@ -252,6 +255,7 @@ impl Runner for Scrapes {
         }
         for (event, n) in [
             (SERVED, tally.served),
+            (BODY_MIB, tally.body_bytes >> 20),
             (GENERATIONS, generations),
             (WASTED, wasted),
             (TIMEOUTS, tally.timeouts),

@@ -24,6 +24,7 @@ use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1::{Builder, SendRequest};
 use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
+use labkit::alloc::uncounted;
 use labkit::lab::Window;
 use labkit::latency::{LatencyRecorder, LatencySink};
 use tokio::net::TcpStream;
@@ -243,26 +244,49 @@ impl Books {
     }
 }
 
-/// A load generator bound to one server.
+/// A load generator bound to one server. Its thread's allocations are left out of the counting
+/// allocator's counters (`labkit::alloc::uncounted`): allocation, peak-heap and leak figures are
+/// the server's alone. (Peak RSS and CPU time are the whole process's.)
 pub struct LoadGenerator {
     addr: SocketAddr,
-    runtime: tokio::runtime::Runtime,
+    runtime: Option<tokio::runtime::Runtime>,
 }
 
 impl LoadGenerator {
     pub fn new(addr: SocketAddr) -> Result<Self, String> {
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| format!("cannot start the client runtime: {e}"))?;
-        Ok(Self { addr, runtime })
+        let runtime = uncounted(|| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+        })
+        .map_err(|e| format!("cannot start the client runtime: {e}"))?;
+        Ok(Self {
+            addr,
+            runtime: Some(runtime),
+        })
+    }
+
+    fn runtime(&self) -> &tokio::runtime::Runtime {
+        self.runtime.as_ref().expect("present until dropped")
     }
 
     /// Connects every user and runs up to one unmeasured request per user (at most `warm_up`),
     /// then `plan`, with `window` opened and closed around the measured part on this thread.
     /// Latencies go to the window's sink when it has one (served requests only; timeouts and
     /// refusals are tallied).
+    ///
+    /// The history is allocated uncounted; it is meant for tests, not for allocation runs.
     pub fn run(
+        &self,
+        plan: Plan,
+        warm_up: u64,
+        window: &mut dyn Window,
+        keep_history: bool,
+    ) -> Outcome {
+        uncounted(|| self.run_uncounted(plan, warm_up, window, keep_history))
+    }
+
+    fn run_uncounted(
         &self,
         plan: Plan,
         warm_up: u64,
@@ -274,7 +298,7 @@ impl LoadGenerator {
             tally: Mutex::new(Tally::default()),
             history: keep_history.then(|| Mutex::new(Vec::new())),
         };
-        let elapsed = self.runtime.block_on(async {
+        let elapsed = self.runtime().block_on(async {
             match plan.load {
                 Load::Closed { users } => {
                     let mut connections: Vec<Option<Connection>> =
@@ -388,5 +412,12 @@ impl LoadGenerator {
             }
         });
         join_all(arrivals).await;
+    }
+}
+
+impl Drop for LoadGenerator {
+    fn drop(&mut self) {
+        let runtime = self.runtime.take();
+        uncounted(move || drop(runtime));
     }
 }

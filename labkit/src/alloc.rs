@@ -10,6 +10,7 @@
 //! ```
 
 use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
@@ -20,6 +21,33 @@ static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 static LIVE_USABLE_BYTES: AtomicU64 = AtomicU64::new(0);
 // The high-water mark of LIVE_BYTES since the last `reset_peak`.
 static PEAK_LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
+
+thread_local! {
+    // Set while a thread works for the measuring side rather than for the system measured (a
+    // load generator beside a server): its allocations are neither counted nor tracked.
+    static UNCOUNTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// Whether this thread's allocations count (during thread teardown, when the flag is gone, they
+/// do).
+fn counted() -> bool {
+    !UNCOUNTED.try_with(Cell::get).unwrap_or(false)
+}
+
+/// Runs `work` on this thread with its allocations and frees left out of every counter. What
+/// `work` allocates and frees itself balances out; a block that crosses the boundary (allocated
+/// inside and freed outside, or the reverse) would skew the live counts, so keep such blocks few
+/// and small.
+pub fn uncounted<R>(work: impl FnOnce() -> R) -> R {
+    struct Restore(bool);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            let _ = UNCOUNTED.try_with(|u| u.set(self.0));
+        }
+    }
+    let _restore = Restore(UNCOUNTED.with(|u| u.replace(true)));
+    work()
+}
 
 /// `System` with counters. A `realloc` counts as one deallocation plus one allocation of the new
 /// size, the way DHAT and JMH's `gc.alloc.rate.norm` see a grown block.
@@ -65,28 +93,39 @@ unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded contract of `GlobalAlloc::alloc`.
         let ptr = unsafe { System.alloc(layout) };
-        count_alloc(ptr, layout.size());
+        if counted() {
+            count_alloc(ptr, layout.size());
+        }
         ptr
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded contract of `GlobalAlloc::alloc_zeroed`.
         let ptr = unsafe { System.alloc_zeroed(layout) };
-        count_alloc(ptr, layout.size());
+        if counted() {
+            count_alloc(ptr, layout.size());
+        }
         ptr
     }
 
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        count_dealloc(ptr, layout.size());
+        if counted() {
+            count_dealloc(ptr, layout.size());
+        }
         // SAFETY: forwarded contract of `GlobalAlloc::dealloc`.
         unsafe { System.dealloc(ptr, layout) }
     }
 
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let old_usable = usable_size(ptr, layout.size());
+        let counted = counted();
+        let old_usable = if counted {
+            usable_size(ptr, layout.size())
+        } else {
+            0
+        };
         // SAFETY: forwarded contract of `GlobalAlloc::realloc`.
         let new_ptr = unsafe { System.realloc(ptr, layout, new_size) };
-        if !new_ptr.is_null() {
+        if counted && !new_ptr.is_null() {
             DEALLOCATIONS.fetch_add(1, Relaxed);
             LIVE_BYTES.fetch_sub(layout.size() as u64, Relaxed);
             LIVE_USABLE_BYTES.fetch_sub(old_usable, Relaxed);
@@ -199,6 +238,22 @@ mod tests {
         assert!(d.allocations >= 2);
         assert!(d.deallocations >= 2);
         assert!(d.bytes_allocated >= 64 + 256);
+    }
+
+    #[test]
+    fn an_uncounted_scope_turns_counting_off_for_this_thread_only() {
+        assert!(counted());
+        let other_thread_counts = uncounted(|| {
+            assert!(!counted());
+            let nested = uncounted(counted);
+            assert!(
+                !nested && !counted(),
+                "a nested scope restores the outer one"
+            );
+            std::thread::spawn(counted).join().unwrap()
+        });
+        assert!(other_thread_counts, "another thread still counts");
+        assert!(counted(), "restored after the scope");
     }
 
     #[test]

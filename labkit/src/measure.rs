@@ -347,24 +347,16 @@ impl Placement {
     }
 }
 
-/// Operations per sample of `run`, from the parameter's minimum: doubled until a sample's timed
-/// part lasts a quarter of `target`, then scaled once to about `target`; or a whole sample (with
-/// untimed restores and warm-up) lasting four times `target`; always within the experiment's cap.
-/// The runs also warm the cell up.
+/// Operations per sample of `run`: doubled from the parameter's minimum until a sample's timed
+/// part lasts `target`, or a whole sample (with untimed restores and warm-up) four times that,
+/// within the experiment's cap. The runs also warm the cell up.
 fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
     let mut ops = experiment.cap(min_ops.max(1));
     loop {
         let started = Instant::now();
         let timed = run(ops, &mut ());
-        if timed >= target || started.elapsed() >= target * 4 {
-            return ops;
-        }
-        if timed >= target / 4 {
-            let scaled = ops as f64 * target.as_secs_f64() / timed.as_secs_f64();
-            return experiment.cap(scaled.round() as u64).max(ops);
-        }
         let next = experiment.cap(ops * 2);
-        if next == ops {
+        if timed >= target || started.elapsed() >= target * 4 || next == ops {
             return ops;
         }
         ops = next;
@@ -717,7 +709,7 @@ mod tests {
         let timing = Timing {
             passes: 1,
             rounds: 4,
-            sample: Duration::from_micros(10),
+            sample: Duration::from_micros(16),
             profile_ops: 1,
         };
         let records = pass_case(
@@ -739,7 +731,7 @@ mod tests {
         assert_eq!(recorded.count() as f64, histogram.value);
         assert_eq!(
             histogram.value,
-            4.0 * 10.0,
+            4.0 * 16.0,
             "every op of the four timed samples"
         );
         assert!((find(Metric::LatencyP99Ns).value - 1_000.0).abs() < 2.0);
@@ -766,10 +758,9 @@ mod tests {
         let e = experiment(&TINY, "op").unwrap();
         let mut run: TimedRun = Box::new(|ops, _| Duration::from_nanos(ops));
         // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
-        // part and the cap stop the doubling: 32,768 ops reach a quarter of 100 µs, and scale to
-        // the whole of it.
+        // part and the cap stop the doubling.
         let target = Duration::from_micros(100);
-        assert_eq!(calibrate(&mut run, &e, 1, target), 100_000);
+        assert_eq!(calibrate(&mut run, &e, 1, target), 131_072);
         assert_eq!(calibrate(&mut run, &e, 1, Duration::ZERO), 1);
         assert_eq!(
             calibrate(&mut run, &e, 50_000, target),

@@ -643,7 +643,7 @@ mod tests {
             .unwrap()
             .to_string();
         assert!(
-            err.contains("name a lab first (dedup, pending-ack)"),
+            err.contains("name a lab first (dedup, pending-ack, coalesce)"),
             "{err}"
         );
     }
