@@ -8,10 +8,10 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::Duration;
 
-use coalesce_lab::Freshness;
 use coalesce_lab::exposition::checksum;
 use coalesce_lab::load::{Load, LoadGenerator, Plan};
 use coalesce_lab::server::{CHECKSUM_HEADER, GENERATION_HEADER};
+use coalesce_lab::{Freshness, HANDOFF};
 use common::{GET_METRICS, for_each_design, raw_exchange, small_broker};
 
 /// 32 users × 40 requests each through the load generator, every served body checked against
@@ -61,8 +61,8 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
             );
             let fresh = match freshness {
                 Freshness::StartedAfterArrival => span.started >= exchange.sent,
-                Freshness::InFlightAtArrival => finished >= exchange.sent,
-                Freshness::FinishedWithin(window) => finished + window >= exchange.sent,
+                Freshness::InFlightAtArrival => finished + HANDOFF >= exchange.sent,
+                Freshness::FinishedWithin(window) => finished + window + HANDOFF >= exchange.sent,
                 Freshness::Fixed => exchange.generation == 0,
             };
             assert!(
