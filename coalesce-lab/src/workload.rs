@@ -71,12 +71,20 @@ impl Scenario {
 
     pub fn label(&self) -> String {
         let body = format!("{} MiB body", self.body.bytes >> 20);
+        let users = |n: usize| {
+            if n == 1 {
+                "1 user".to_owned()
+            } else {
+                format!("{n} users")
+            }
+        };
         match self.load {
-            Load::Closed { users } if self.overload => format!(
-                "{users} users, each giving up after {} ms and asking again, {body}",
+            Load::Closed { users: n } if self.overload => format!(
+                "{}, each giving up after {} ms and asking again, {body}",
+                users(n),
                 self.timeout.as_millis()
             ),
-            Load::Closed { users } => format!("{users} users in a closed loop, {body}"),
+            Load::Closed { users: n } => format!("{} in a closed loop, {body}", users(n)),
             Load::Open { per_second } => format!(
                 "{per_second} requests/s, open loop (latency from the scheduled start), {body}"
             ),

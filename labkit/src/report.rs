@@ -375,7 +375,11 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
                 _ => "—".into(),
             });
         }
-        cells.push(format_number(count));
+        cells.push(
+            format_number(count.round())
+                .trim_end_matches(".0")
+                .to_owned(),
+        );
         table.row(cells);
     }
     table
@@ -432,13 +436,18 @@ pub fn joined_table(set: &ResultSet) -> Table {
         Metric::RetainedBytes,
         Metric::RetainedUsableBytes,
     ];
-    let mut ids: Vec<&BenchId> = set.records.iter().map(|r| &r.id).collect();
-    ids.sort();
-    ids.dedup();
     let present: Vec<Metric> = METRICS
         .into_iter()
         .filter(|m| set.records.iter().any(|r| r.metric == *m))
         .collect();
+    let mut ids: Vec<&BenchId> = set
+        .records
+        .iter()
+        .filter(|r| present.contains(&r.metric))
+        .map(|r| &r.id)
+        .collect();
+    ids.sort();
+    ids.dedup();
     let mut table = Table::new().column("Id", Align::Left);
     for m in &present {
         table = table.column(column_header(*m), Align::Right);
