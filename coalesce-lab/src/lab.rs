@@ -230,6 +230,9 @@ struct Scrapes {
 }
 
 impl Runner for Scrapes {
+    // A load run warms up less than the kit asks: every user connects and sends at most one
+    // unmeasured request (see `LoadGenerator::run`); caches are not what a request's milliseconds
+    // depend on, and each sample starts a new server anyway.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
         let plan = Plan {
             load: self.scenario.load,

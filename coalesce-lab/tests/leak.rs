@@ -11,14 +11,14 @@ use std::time::Duration;
 
 use coalesce_lab::exposition::Broker;
 use coalesce_lab::load::{Load, LoadGenerator, Plan};
-use common::{GET_METRICS, for_each_design, raw_exchange};
+use common::{GET_METRICS, for_each_design, raw_exchange, start_design};
 use labkit::alloc::{AllocSnapshot, CountingAlloc};
 
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
 /// Bytes the process may keep after a server stops: lazily created per-process state of tokio
-/// and the standard library that a second server reuses (measured: well under this).
+/// and the standard library, which the first round creates and the measured round reuses.
 const SLACK: i64 = 16 << 10;
 
 fn vanish_mid_body(addr: std::net::SocketAddr) {
@@ -57,7 +57,7 @@ fn stopping_a_server_returns_the_heap_to_its_level_before_it_started() {
         drop(server);
         let before = AllocSnapshot::now();
         let generator = Arc::new(coalesce_lab::Generator::new(Arc::clone(&broker)));
-        let again = restart(design.name, generator);
+        let again = start_design(design.name, generator, None);
         exercise(&again);
         drop(again);
         let after = AllocSnapshot::now();
@@ -68,26 +68,4 @@ fn stopping_a_server_returns_the_heap_to_its_level_before_it_started() {
             design.name
         );
     });
-}
-
-/// A new server of the design called `name`.
-fn restart(name: &str, generator: Arc<coalesce_lab::Generator>) -> coalesce_lab::server::Server {
-    struct Start {
-        generator: Arc<coalesce_lab::Generator>,
-        server: Option<coalesce_lab::server::Server>,
-    }
-    impl coalesce_lab::ImplementationVisitor for Start {
-        fn visit<E: coalesce_lab::MetricsEndpoint>(&mut self) {
-            self.server = Some(
-                coalesce_lab::server::Server::start::<E>(Arc::clone(&self.generator), None)
-                    .unwrap(),
-            );
-        }
-    }
-    let mut start = Start {
-        generator,
-        server: None,
-    };
-    coalesce_lab::visit_implementation(name, &mut start).unwrap();
-    start.server.unwrap()
 }

@@ -58,6 +58,28 @@ pub fn for_each_design(
     });
 }
 
+/// A new server of the design called `name`.
+pub fn start_design(name: &str, generator: Arc<Generator>, timeout: Option<Duration>) -> Server {
+    struct Start {
+        generator: Arc<Generator>,
+        timeout: Option<Duration>,
+        server: Option<Server>,
+    }
+    impl ImplementationVisitor for Start {
+        fn visit<E: MetricsEndpoint>(&mut self) {
+            let generator = Arc::clone(&self.generator);
+            self.server = Some(Server::start::<E>(generator, self.timeout).expect("server starts"));
+        }
+    }
+    let mut start = Start {
+        generator,
+        timeout,
+        server: None,
+    };
+    coalesce_lab::visit_implementation(name, &mut start).expect("a design's own name");
+    start.server.expect("visited")
+}
+
 /// A response read off a raw connection.
 #[derive(Debug)]
 pub struct RawResponse {
