@@ -58,7 +58,7 @@ pub enum Answer {
 }
 
 /// How fresh a design promises an answer to be, relative to its request's arrival; checked for
-/// every design by `tests/freshness.rs`.
+/// every design at the trait by `tests/model.rs` and over HTTP by `tests/http.rs`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Freshness {
     /// Generated for this request: the generation started after the request arrived.

@@ -31,6 +31,43 @@ pub fn peak_rss_bytes() -> Option<u64> {
     vm_hwm_bytes(&status)
 }
 
+/// Raises this process's soft limit on open files to at least `wanted` (up to the hard limit), for
+/// a test or bench that opens many connections; returns the limit now in force, or an error saying
+/// what stands in the way.
+pub fn raise_open_files(wanted: u64) -> Result<u64, String> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: `limit` is a valid, writable rlimit for the duration of the call, which only
+    // writes it. Exercised by `open_files_limit_is_raised`.
+    if unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) } != 0 {
+        return Err(format!(
+            "cannot read the open-files limit: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    if limit.rlim_cur >= wanted {
+        return Ok(limit.rlim_cur);
+    }
+    if limit.rlim_max < wanted {
+        return Err(format!(
+            "{wanted} open files needed, but the hard limit is {} (raise it with `ulimit -Hn`)",
+            limit.rlim_max
+        ));
+    }
+    limit.rlim_cur = wanted;
+    // SAFETY: `limit` is a valid rlimit read just above, with a soft limit within its hard one;
+    // the call only reads it.
+    if unsafe { libc::setrlimit(libc::RLIMIT_NOFILE, &limit) } != 0 {
+        return Err(format!(
+            "cannot raise the open-files limit to {wanted}: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(wanted)
+}
+
 fn vm_hwm_bytes(status: &str) -> Option<u64> {
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     let kib: u64 = line
@@ -55,6 +92,17 @@ mod tests {
             x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(i));
         }
         assert!(cpu_time() > before, "{x}");
+    }
+
+    #[test]
+    fn open_files_limit_is_raised() {
+        let now = raise_open_files(1).unwrap();
+        assert!(now >= 1);
+        assert_eq!(raise_open_files(now).unwrap(), now);
+        // Beyond the hard limit (unless it is unlimited) there is an error, not a panic.
+        if let Err(e) = raise_open_files(u64::MAX) {
+            assert!(e.contains("hard limit"), "{e}");
+        }
     }
 
     #[test]
