@@ -45,6 +45,9 @@ pub const OVERLOAD: (usize, Duration) = (100, Duration::from_millis(100));
 /// Requests per user in one measured run of the overload, at least.
 pub const OVERLOAD_ROUNDS: usize = 5;
 
+/// Requests in the smallest measured run of any scenario (a quick run's whole sample).
+pub const MIN_REQUESTS: u64 = 8;
+
 /// The open loop: this many requests per second on the small body, whatever the server does.
 pub const OPEN_RATE: u32 = 150;
 
@@ -91,14 +94,14 @@ impl Scenario {
         }
     }
 
-    /// The fewest requests of one measured run: one per virtual user, and for the overload
-    /// [`OVERLOAD_ROUNDS`] per user, so that clients give up and ask again long enough for a
-    /// queue that keeps their abandoned requests to build up.
+    /// The fewest requests of one measured run: one per virtual user and at least
+    /// [`MIN_REQUESTS`], and for the overload [`OVERLOAD_ROUNDS`] per user, so that clients give
+    /// up and ask again long enough for a queue that keeps their abandoned requests to build up.
     pub fn min_requests(&self) -> u64 {
         match self.load {
             Load::Closed { users } if self.overload => (users * OVERLOAD_ROUNDS) as u64,
-            Load::Closed { users } => users as u64,
-            Load::Open { .. } => 1,
+            Load::Closed { users } => (users as u64).max(MIN_REQUESTS),
+            Load::Open { .. } => MIN_REQUESTS,
         }
     }
 

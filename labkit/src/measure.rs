@@ -349,9 +349,13 @@ impl Placement {
 
 /// Operations per sample of `run`: doubled from the parameter's minimum until a sample's timed
 /// part lasts `target`, or a whole sample (with untimed restores and warm-up) four times that,
-/// within the experiment's cap. The runs also warm the cell up.
+/// within the experiment's cap. The runs also warm the cell up. A zero target runs nothing: every
+/// sample is the parameter's minimum (a lab whose minimum is already a whole load run).
 fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
     let mut ops = experiment.cap(min_ops.max(1));
+    if target.is_zero() {
+        return ops;
+    }
     loop {
         let started = Instant::now();
         let timed = run(ops, &mut ());
@@ -761,7 +765,8 @@ mod tests {
         // part and the cap stop the doubling.
         let target = Duration::from_micros(100);
         assert_eq!(calibrate(&mut run, &e, 1, target), 131_072);
-        assert_eq!(calibrate(&mut run, &e, 1, Duration::ZERO), 1);
+        let mut never: TimedRun = Box::new(|_, _| panic!("a zero target runs nothing"));
+        assert_eq!(calibrate(&mut never, &e, 7, Duration::ZERO), 7);
         assert_eq!(
             calibrate(&mut run, &e, 50_000, target),
             100_000,
