@@ -356,7 +356,7 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
         };
         table = table.column(&header, Align::Right);
     }
-    table = table.column("requests recorded", Align::Right);
+    table = table.column("operations recorded", Align::Right);
     let twin = crate::lab::twin(implementations[0]);
     let names = std::iter::once(implementations[0])
         .chain(std::iter::once(twin.as_str()))
@@ -375,11 +375,9 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
                 _ => "—".into(),
             });
         }
-        cells.push(
-            format_number(count.round())
-                .trim_end_matches(".0")
-                .to_owned(),
-        );
+        // A count: whole, grouped (format_number would give small counts decimals).
+        let whole = format_number(count.round());
+        cells.push(whole.split('.').next().unwrap_or(&whole).to_owned());
         table.row(cells);
     }
     table

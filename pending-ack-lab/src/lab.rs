@@ -10,15 +10,18 @@ use std::time::{Duration, Instant};
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare};
 use labkit::lab::{
-    BenchCase, Experiment as Described, Kind, Lab, Parameter, Runner, Window, resolve,
+    BenchCase, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner, Window,
+    resolve,
 };
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{
-    Report, Row, comparison_table, fill, format_metric, joined_table, metric_chart,
+    Report, Row, comparison_table, fill, format_metric, joined_table, latency_chart, latency_table,
+    metric_chart,
 };
 use labkit::table::{Align, Table, format_bytes, format_change};
 use serde::Deserialize;
 
+use crate::concurrent::{Cycle, SHAPE_DATASETS, SHAPES, Shape};
 use crate::workload::{
     COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES, RetainedCase, Workload,
 };
@@ -35,6 +38,26 @@ const RETAINED_CAPACITY: &str = "retained-capacity";
 /// Instructions are counted on the seed's headline datasets (one and twenty ledgers) to keep the
 /// valgrind stage short; the wall-time passes time every dataset.
 const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
+
+/// A concurrent shape on its datasets: aggregate throughput, and the latency of an ack recorded
+/// in one extra sample per cell and pass.
+fn shape_experiment(shape: &Shape) -> Described {
+    let parameters = SHAPE_DATASETS
+        .iter()
+        .map(|name| {
+            let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
+            Parameter {
+                threads: shape.threads(),
+                ..Parameter::new(name, &dataset.label(), false)
+            }
+        })
+        .collect();
+    Described {
+        latency: LatencyRecording::ExtraSample,
+        throughput: true,
+        ..Described::new(shape.name, shape.description, Kind::Steady, parameters)
+    }
+}
 
 fn dataset_parameter(dataset: &Dataset) -> Parameter {
     Parameter::new(
@@ -90,6 +113,7 @@ impl Lab for PendingAckLab {
                 )
             })
             .collect();
+        experiments.extend(SHAPES.iter().map(shape_experiment));
         experiments.push(Described::new(
             FOOTPRINT,
             "heap retained by a map holding the whole dataset",
@@ -131,6 +155,10 @@ impl Lab for PendingAckLab {
                     .find(|c| c.name == case.parameter)
                     .ok_or_else(|| format!("no retained-capacity case `{}`", case.parameter))?,
             ),
+            name if Shape::find(name).is_some() => Target::Shared(
+                Shape::find(name).expect("just found"),
+                Dataset::find(&case.parameter)?,
+            ),
             name => Target::Timed(Experiment::find(name)?, Dataset::find(&case.parameter)?),
         };
         let mut open = Open {
@@ -156,6 +184,7 @@ enum Target {
     Timed(Experiment, Dataset),
     Footprint(Dataset),
     RetainedCapacity(RetainedCase),
+    Shared(Shape, Dataset),
 }
 
 /// Opens a runner of whichever implementation it visits.
@@ -175,6 +204,9 @@ impl ImplementationVisitor for Open {
                     one_shot: experiment.is_one_shot(),
                     consumed: false,
                 })
+            }
+            Target::Shared(shape, dataset) => {
+                Box::new(Cycle::<M::Shared>::prepare(shape, &dataset))
             }
             Target::Footprint(dataset) => Box::new(Built::<M> {
                 build: Box::new(move || dataset.populate()),
@@ -583,13 +615,41 @@ fn render(set: &ResultSet) -> Result<String, String> {
     let seed = seed_rows();
     let targets = target_specs();
     let mut time = String::new();
-    for e in LAB.experiments().iter().filter(|e| e.is_timed()) {
+    for e in LAB
+        .experiments()
+        .iter()
+        .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
+    {
         time.push_str(&format!(
             "### `{}`\n\n{}.\n\n{}\n",
             e.name,
             e.description,
             table(set, Metric::NsPerOp, &Row::all(e, cores))
         ));
+    }
+    let mut concurrent = String::new();
+    for shape in SHAPES {
+        let e = described(shape.name);
+        let rows = Row::all(&e, cores);
+        concurrent.push_str(&format!(
+            "### `{}`\n\n{} threads: {}.\n\n{}\n",
+            e.name,
+            shape.threads(),
+            e.description,
+            table(set, Metric::OpsPerSec, &rows)
+        ));
+        for row in &rows {
+            concurrent.push_str(&format!(
+                "Latency of one {} · {}\n\n{}\n",
+                if shape.burst > 1 {
+                    "burst of acks"
+                } else {
+                    "ack"
+                },
+                row.label,
+                latency_table(set, row, &implementations).render()
+            ));
+        }
     }
     let footprint_rows = Row::all(&described(FOOTPRINT), cores);
     let rivals = [implementations[0], seed.new_implementation.as_str()];
@@ -608,6 +668,7 @@ fn render(set: &ResultSet) -> Result<String, String> {
             ("seed_source", seed.source.clone()),
             ("seed_table", seed_table(set, &seed).render()),
             ("time", time),
+            ("concurrent", concurrent),
             ("counted_ops", COUNTED_OPS.to_string()),
             (
                 "instructions",
@@ -684,6 +745,20 @@ fn charts(set: &ResultSet) -> Vec<Chart> {
             )
         })
         .collect();
+    for shape in SHAPES {
+        let e = described(shape.name);
+        let row = &Row::all(&e, cores)[0];
+        charts.push(latency_chart(
+            set,
+            &format!("pending-ack-{}-latency", e.name),
+            &format!(
+                "pending-ack: {} · {}, ack latency percentiles",
+                e.name, row.parameter
+            ),
+            row,
+            &implementations,
+        ));
+    }
     let retained_per_entry = per_entry(set, Metric::RetainedBytes);
     // Bytes per entry against the average ledger size, the parameter that governs per-ledger
     // overhead: the sparse datasets sit on the left, one big ledger on the right.

@@ -6,8 +6,10 @@
 //! [`with_implementations!`] is the one list that tests, benches, allocation and footprint runs
 //! iterate. Datasets and scenarios live once in [`workload`].
 
+pub mod concurrent;
 pub mod implementations;
 pub mod lab;
+pub mod shared;
 pub mod value;
 pub mod workload;
 
@@ -15,11 +17,15 @@ pub use value::{Mark, PendingAck, PendingAckError};
 
 /// A pending-ack map for one consumer, keyed by (ledger id, entry id).
 ///
-/// Single-threaded (`&mut self` for writes): Pulsar wraps its map in a read/write lock, which is
-/// the same for every design and is left out so the table measures the data structure.
+/// Single-threaded (`&mut self` for writes), so the single-thread tables measure the data
+/// structure alone; [`PendingAcks::Shared`] is the same design as the broker's threads share it.
 pub trait PendingAcks: Default + 'static {
     /// The implementation's name in tables and on the command line.
     const NAME: &'static str;
+
+    /// The design shared between threads: [`shared::RwLocked<Self>`] (Pulsar's one
+    /// reader/writer lock around the map) unless the design brings its own.
+    type Shared: shared::SharedPendingAcks;
 
     /// Stores `ack` at (ledger, entry), replacing any value there. Returns whether the key was new
     /// (Pulsar's `addPendingAckIfAllowed` without the Key_Shared add handler).
@@ -101,6 +107,7 @@ macro_rules! with_implementations {
                 $crate::implementations::primitive_bucketed_roaring::PrimitiveBucketedRoaring,
             primitive_unindexed => $crate::implementations::primitive_unindexed::PrimitiveUnindexed,
             dense_window => $crate::implementations::dense_window::DenseWindow,
+            striped_window => $crate::implementations::striped_window::StripedWindow,
         }
     };
 }

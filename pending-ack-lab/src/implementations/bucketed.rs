@@ -18,11 +18,11 @@ use roaring::RoaringTreemap;
 use crate::{Mark, PendingAck, PendingAcks};
 
 /// What makes one bucketed design: its name, prefix index and hasher.
-pub trait BucketedVariant: 'static {
+pub trait BucketedVariant: Send + Sync + 'static {
     const NAME: &'static str;
-    type Index: PrefixIndex;
+    type Index: PrefixIndex + Send + Sync;
     /// A fixed-seed hasher, so every run probes the same way (instruction counts repeat exactly).
-    type Hasher: BuildHasher + Default;
+    type Hasher: BuildHasher + Default + Send + Sync;
 }
 
 /// A per-ledger index of present entry ids that can list them in order.
@@ -301,6 +301,7 @@ impl<V: BucketedVariant> Default for Bucketed<V> {
 
 impl<V: BucketedVariant> PendingAcks for Bucketed<V> {
     const NAME: &'static str = V::NAME;
+    type Shared = crate::shared::RwLocked<Self>;
 
     fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         let hasher = &self.hasher;

@@ -437,6 +437,7 @@ impl DenseWindow {
 
 impl PendingAcks for DenseWindow {
     const NAME: &'static str = "dense-window";
+    type Shared = crate::shared::RwLocked<Self>;
 
     fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         let new = match self.position(ledger) {

@@ -8,3 +8,4 @@ pub mod primitive_bucketed;
 pub mod primitive_bucketed_ahash;
 pub mod primitive_bucketed_roaring;
 pub mod primitive_unindexed;
+pub mod striped_window;

@@ -13,6 +13,7 @@ pub struct NestedTree {
 
 impl PendingAcks for NestedTree {
     const NAME: &'static str = "nested-tree";
+    type Shared = crate::shared::RwLocked<Self>;
 
     fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         let new = self

@@ -1,0 +1,368 @@
+//! The broker's concurrency, as shapes run on a design's shared form
+//! ([`crate::shared::SharedPendingAcks`]): a dispatcher adding entries in dispatch order while
+//! ackers remove them, with owner probes, cumulative cleanup or burst acks beside them.
+//!
+//! A map starts holding a dataset's entries, numbered in dispatch order (index `i` is entry
+//! `i mod n` of ledger `i / n`, `n` the dataset's entries per ledger). One measured run cycles
+//! `ops` entries: the dispatcher adds the next `ops` indices at the back while the ackers remove
+//! the oldest `ops` at the front, so the map keeps the dataset's size; an acker never acks an index
+//! the dispatcher has not published yet. An operation is one entry's cycle (its add and its
+//! removal); owner probes and cleanups are interference, counted as the lab's events.
+
+use std::sync::Barrier;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use labkit::lab::{Runner, Window};
+use labkit::latency::{LatencyRecorder, LatencySink};
+use labkit::record::EventName;
+
+use crate::shared::SharedPendingAcks;
+use crate::workload::{Dataset, seed_value};
+use crate::{Mark, PendingAck};
+
+/// Owner probes made during a run.
+pub const PROBES: EventName = EventName::new("owner-probes");
+/// Entries a cumulative cleanup removed (those the ackers left as holes, or raced them for).
+pub const CLEANED: EventName = EventName::new("cleaned-entries");
+
+/// How many burst acks arrive at once (a client's batch ack).
+pub const BURST: usize = 16;
+/// In the cleanup shape, the acker leaves every this many-th entry for the cleanup.
+pub const HOLE_EVERY: u64 = 16;
+/// The cleanup thread's period.
+const CLEANUP_PERIOD: Duration = Duration::from_micros(50);
+
+/// The datasets every shape runs on: one ledger, twenty, and a thousand small ones.
+pub const SHAPE_DATASETS: [&str; 3] = ["50k-in-1", "50k-in-20", "64k-in-1k"];
+
+/// One concurrent shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shape {
+    /// The `<experiment>` part of ids.
+    pub name: &'static str,
+    pub description: &'static str,
+    pub ackers: usize,
+    /// Acks arrive this many at a time (1: individual acks).
+    pub burst: usize,
+    /// A thread probing for entries' owners throughout.
+    pub prober: bool,
+    /// A thread running cumulative cleanup every [`CLEANUP_PERIOD`], the acker leaving holes.
+    pub cleaner: bool,
+}
+
+pub const SHAPES: [Shape; 4] = [
+    Shape {
+        name: "shared-dispatch-and-ack",
+        description: "one dispatcher adding while one acker removes (one entry's add and ack)",
+        ackers: 1,
+        burst: 1,
+        prober: false,
+        cleaner: false,
+    },
+    Shape {
+        name: "shared-ackers-and-probe",
+        description: "one dispatcher, three ackers and an owner-probing reader (one entry's add and ack)",
+        ackers: 3,
+        burst: 1,
+        prober: true,
+        cleaner: false,
+    },
+    Shape {
+        name: "shared-acks-and-cleanup",
+        description: "individual acks leaving every 16th entry to a cumulative cleanup every 50 µs, one dispatcher (one entry's add and removal)",
+        ackers: 1,
+        burst: 1,
+        prober: false,
+        cleaner: true,
+    },
+    Shape {
+        name: "shared-burst-acks",
+        description: "acks arriving 16 at a time (a batch ack), one dispatcher (one entry's add and ack)",
+        ackers: 1,
+        burst: BURST,
+        prober: false,
+        cleaner: false,
+    },
+];
+
+impl Shape {
+    pub fn find(name: &str) -> Option<Shape> {
+        SHAPES.into_iter().find(|s| s.name == name)
+    }
+
+    /// Threads running at once.
+    pub fn threads(&self) -> usize {
+        1 + self.ackers + usize::from(self.prober) + usize::from(self.cleaner)
+    }
+
+    /// Whether index `i` is left to the cleanup rather than acked individually.
+    fn hole(&self, i: u64) -> bool {
+        self.cleaner && i % HOLE_EVERY == HOLE_EVERY - 1
+    }
+}
+
+/// Entry indices in dispatch order, as (ledger, entry).
+#[derive(Debug, Clone, Copy)]
+pub struct Keys {
+    per_ledger: u64,
+}
+
+impl Keys {
+    pub fn of(dataset: &Dataset) -> Self {
+        Self {
+            per_ledger: (dataset.entries / dataset.ledgers).max(1),
+        }
+    }
+
+    pub fn key(&self, i: u64) -> (u64, u64) {
+        (i / self.per_ledger, i % self.per_ledger)
+    }
+}
+
+/// What one run's threads share besides the map.
+struct Progress {
+    /// Indices below this are added.
+    dispatched: AtomicU64,
+    /// Per acker, indices of its share below this are acked (or left as holes).
+    acked: Vec<AtomicU64>,
+    /// Dispatcher and ackers still running; the interfering threads stop at zero.
+    cycling: AtomicUsize,
+    probes: AtomicU64,
+    cleaned: AtomicU64,
+}
+
+/// A shared map in the middle of a dispatch/ack cycle, between measured runs.
+pub struct Cycle<S> {
+    map: S,
+    shape: Shape,
+    keys: Keys,
+    /// The oldest index not yet acked.
+    front: u64,
+    /// The next index to dispatch.
+    back: u64,
+}
+
+impl<S: SharedPendingAcks> Cycle<S> {
+    /// A map holding `dataset`'s entries in dispatch order.
+    pub fn prepare(shape: Shape, dataset: &Dataset) -> Self {
+        let (map, keys) = (S::default(), Keys::of(dataset));
+        for i in 0..dataset.entries {
+            let (ledger, entry) = keys.key(i);
+            map.add(ledger, entry, seed_value(i));
+        }
+        Self {
+            map,
+            shape,
+            keys,
+            front: 0,
+            back: dataset.entries,
+        }
+    }
+
+    pub fn map(&self) -> &S {
+        &self.map
+    }
+
+    /// Cycles `ops` entries with `window` open around them; their wall time.
+    pub fn cycle(&mut self, ops: u64, window: &mut dyn Window) -> Duration {
+        let shape = self.shape;
+        let (front, back) = (self.front, self.back);
+        let progress = Progress {
+            dispatched: AtomicU64::new(back),
+            acked: (0..shape.ackers).map(|_| AtomicU64::new(front)).collect(),
+            cycling: AtomicUsize::new(1 + shape.ackers),
+            probes: AtomicU64::new(0),
+            cleaned: AtomicU64::new(0),
+        };
+        let sink = window.latencies();
+        let threads = shape.threads();
+        let ready = Barrier::new(threads + 1);
+        let start = Barrier::new(threads + 1);
+        let done = Barrier::new(threads + 1);
+        let elapsed = std::thread::scope(|scope| {
+            let run = |role: Role| {
+                let (map, keys, progress) = (&self.map, self.keys, &progress);
+                let (ready, start, done, sink) = (&ready, &start, &done, sink.clone());
+                scope.spawn(move || {
+                    let mut recorder = sink.as_ref().map(LatencySink::recorder);
+                    ready.wait();
+                    start.wait();
+                    role.run(map, keys, shape, progress, recorder.as_mut());
+                    done.wait();
+                });
+            };
+            run(Role::Dispatcher {
+                from: back,
+                to: back + ops,
+            });
+            for acker in 0..shape.ackers {
+                run(Role::Acker {
+                    acker,
+                    from: front,
+                    to: front + ops,
+                });
+            }
+            if shape.prober {
+                run(Role::Prober {
+                    window: back - front,
+                });
+            }
+            if shape.cleaner {
+                run(Role::Cleaner);
+            }
+            ready.wait();
+            window.open();
+            start.wait();
+            let began = Instant::now();
+            done.wait();
+            let elapsed = began.elapsed();
+            window.close();
+            elapsed
+        });
+        window.count(PROBES, progress.probes.load(Ordering::Relaxed));
+        window.count(CLEANED, progress.cleaned.load(Ordering::Relaxed));
+        self.front += ops;
+        self.back += ops;
+        elapsed
+    }
+}
+
+impl<S: SharedPendingAcks> Runner for Cycle<S> {
+    /// Cycles `warm_up` entries untimed, then `ops` with `window` open around them.
+    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        if warm_up > 0 {
+            self.cycle(warm_up, &mut ());
+        }
+        self.cycle(ops, window)
+    }
+}
+
+/// What one thread of a shape does.
+#[derive(Debug, Clone, Copy)]
+enum Role {
+    Dispatcher {
+        from: u64,
+        to: u64,
+    },
+    /// Acks the indices `from..to` that are its share (`acker`-th of every `ackers`).
+    Acker {
+        acker: usize,
+        from: u64,
+        to: u64,
+    },
+    /// Probes recently dispatched entries (half of them already acked) until the cycle ends.
+    Prober {
+        window: u64,
+    },
+    Cleaner,
+}
+
+/// Waits until index `i` is dispatched.
+fn wait_dispatched(progress: &Progress, i: u64) {
+    let mut spins = 0u32;
+    while progress.dispatched.load(Ordering::Acquire) <= i {
+        spins += 1;
+        if spins < 64 {
+            std::hint::spin_loop();
+        } else {
+            // On two cores the dispatcher may not be running: give it the core.
+            std::thread::yield_now();
+        }
+    }
+}
+
+impl Role {
+    fn run<S: SharedPendingAcks>(
+        self,
+        map: &S,
+        keys: Keys,
+        shape: Shape,
+        progress: &Progress,
+        mut recorder: Option<&mut LatencyRecorder>,
+    ) {
+        match self {
+            Role::Dispatcher { from, to } => {
+                for i in from..to {
+                    let (ledger, entry) = keys.key(i);
+                    map.add(ledger, entry, seed_value(i));
+                    progress.dispatched.store(i + 1, Ordering::Release);
+                }
+                progress.cycling.fetch_sub(1, Ordering::Release);
+            }
+            Role::Acker { acker, from, to } => {
+                let mine = |i: u64| (i % shape.ackers as u64) as usize == acker && !shape.hole(i);
+                let mut burst = [(0, 0); BURST];
+                let mut pending = 0;
+                for i in from..to {
+                    if !mine(i) {
+                        continue;
+                    }
+                    wait_dispatched(progress, i);
+                    burst[pending] = keys.key(i);
+                    pending += 1;
+                    if pending == shape.burst {
+                        ack(map, &burst[..pending], recorder.as_deref_mut());
+                        pending = 0;
+                        progress.acked[acker].store(i + 1, Ordering::Release);
+                    }
+                }
+                if pending > 0 {
+                    ack(map, &burst[..pending], recorder);
+                }
+                progress.acked[acker].store(to, Ordering::Release);
+                progress.cycling.fetch_sub(1, Ordering::Release);
+            }
+            Role::Prober { window } => {
+                let mut state = 0x9e37_79b9_7f4a_7c15u64;
+                let mut probes = 0;
+                while progress.cycling.load(Ordering::Acquire) > 0 {
+                    state ^= state << 13;
+                    state ^= state >> 7;
+                    state ^= state << 17;
+                    let newest = progress.dispatched.load(Ordering::Acquire);
+                    let i = newest.saturating_sub(1 + state % (2 * window));
+                    let (ledger, entry) = keys.key(i);
+                    std::hint::black_box(map.contains(ledger, entry));
+                    probes += 1;
+                }
+                progress.probes.store(probes, Ordering::Relaxed);
+            }
+            Role::Cleaner => {
+                let mut cleaned = 0;
+                loop {
+                    let running = progress.cycling.load(Ordering::Acquire) > 0;
+                    let frontier = progress
+                        .acked
+                        .iter()
+                        .map(|a| a.load(Ordering::Acquire))
+                        .min()
+                        .expect("a shape has an acker");
+                    if frontier > 0 {
+                        let (ledger, entry) = keys.key(frontier - 1);
+                        map.remove_all_up_to(Mark::at(ledger, entry), &mut |_, _, _| cleaned += 1);
+                    }
+                    if !running {
+                        break;
+                    }
+                    std::thread::sleep(CLEANUP_PERIOD);
+                }
+                progress.cleaned.store(cleaned, Ordering::Relaxed);
+            }
+        }
+    }
+}
+
+/// Acks `keys` (one individual ack, or a burst), timing it when recording.
+fn ack<S: SharedPendingAcks>(map: &S, keys: &[(u64, u64)], recorder: Option<&mut LatencyRecorder>) {
+    let mut removed = 0u32;
+    let mut apply = || match keys {
+        [(ledger, entry)] => removed += u32::from(map.remove(*ledger, *entry).is_some()),
+        _ => map.remove_batch(keys, &mut |_, _, _: PendingAck| removed += 1),
+    };
+    match recorder {
+        Some(recorder) => recorder.timed(apply),
+        None => apply(),
+    }
+    std::hint::black_box(removed);
+}

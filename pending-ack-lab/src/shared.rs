@@ -1,0 +1,137 @@
+//! The pending-ack map as the broker's threads share it: the dispatcher adds
+//! (`Consumer.sendMessages`), IO threads remove on individual acks (`messageAcked`), other
+//! consumers' IO threads probe it to find an ack's owner, and cumulative cleanup
+//! (`removeAllUpTo`) runs beside all of them.
+//!
+//! Every design has a shared form ([`PendingAcks::Shared`]): Pulsar's — the map behind one
+//! reader/writer lock, [`RwLocked`] — unless the design brings its own.
+
+use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::{Mark, PendingAck, PendingAcks};
+
+/// Entries a batch removal takes under one lock acquisition before it runs their callbacks.
+pub const BATCH_CHUNK: usize = 16;
+
+/// A pending-ack map shared between threads.
+///
+/// # Concurrency contract
+///
+/// `add`, `remove`, `remove_batch`, `contains`, `remove_all_up_to` and `len` may run on any
+/// threads at once, in any mix; `drain` takes `&mut self`, so it runs alone.
+///
+/// - Per key, operations are linearizable: a key's adds and removes take effect in one order
+///   consistent with real time, every removal returns the value of the add it undoes, and a
+///   `contains` between an add's return and the start of the removal that undoes it answers
+///   `true`.
+/// - Every entry is removed at most once, by exactly one of `remove`, `remove_batch`,
+///   `remove_all_up_to` or `drain`, and only that call reports it (return value or callback).
+/// - `remove_all_up_to(mark)` removes every entry at or before `mark` that was present when it
+///   started and that no concurrent removal took; an entry added while it runs may be removed
+///   by it or left (it need not be atomic across the whole map). Callbacks run in ascending
+///   (ledger, entry) order and with no lock of the map held, so a callback may call back into
+///   the map (the deadlock Pulsar #23854 fixed).
+/// - `len` is exact when no operation runs; during operations it is some count between.
+pub trait SharedPendingAcks: Default + Send + Sync + 'static {
+    /// Stores `ack` at (ledger, entry), replacing any value there; whether the key was new.
+    fn add(&self, ledger: u64, entry: u64, ack: PendingAck) -> bool;
+
+    /// Removes the entry (an individual ack) and returns its value.
+    fn remove(&self, ledger: u64, entry: u64) -> Option<PendingAck>;
+
+    /// Removes each of `keys` (a batch ack), calling `on_removed` for those present. Callbacks run
+    /// with no lock held.
+    fn remove_batch(&self, keys: &[(u64, u64)], on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
+        for &(ledger, entry) in keys {
+            if let Some(ack) = self.remove(ledger, entry) {
+                on_removed(ledger, entry, ack);
+            }
+        }
+    }
+
+    /// Whether the entry is pending (an owner probe).
+    fn contains(&self, ledger: u64, entry: u64) -> bool;
+
+    /// Removes every entry at or before `mark` (cumulative cleanup); see the contract.
+    fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck));
+
+    /// Number of entries.
+    fn len(&self) -> usize;
+
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Visits every entry in ascending order and leaves the map empty.
+    fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck));
+}
+
+/// A single-threaded map behind one `std::sync::RwLock`, as Pulsar guards its `PendingAcksMap`:
+/// writes take the write lock, probes the read lock. std's lock rather than `parking_lot`'s:
+/// since Rust 1.62 it is a futex lock of the same design (a word of state, writers preferred
+/// over new readers so they cannot starve), with no dependency and no choice between
+/// fairness modes to explain.
+#[derive(Default)]
+pub struct RwLocked<M>(RwLock<M>);
+
+impl<M> RwLocked<M> {
+    // A poisoned lock only means another thread panicked while holding it; no map operation
+    // panics half-way, so the map is still whole.
+    fn read(&self) -> RwLockReadGuard<'_, M> {
+        self.0.read().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn write(&self) -> RwLockWriteGuard<'_, M> {
+        self.0.write().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+impl<M: PendingAcks + Send + Sync> SharedPendingAcks for RwLocked<M> {
+    fn add(&self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
+        self.write().add_or_replace(ledger, entry, ack)
+    }
+
+    fn remove(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
+        self.write().remove(ledger, entry)
+    }
+
+    /// One write lock per [`BATCH_CHUNK`] keys, callbacks after it is released.
+    fn remove_batch(&self, keys: &[(u64, u64)], on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
+        for chunk in keys.chunks(BATCH_CHUNK) {
+            let mut removed = [None; BATCH_CHUNK];
+            {
+                let mut map = self.write();
+                for (slot, &(ledger, entry)) in removed.iter_mut().zip(chunk) {
+                    *slot = map.remove(ledger, entry).map(|ack| (ledger, entry, ack));
+                }
+            }
+            for (ledger, entry, ack) in removed.into_iter().flatten() {
+                on_removed(ledger, entry, ack);
+            }
+        }
+    }
+
+    fn contains(&self, ledger: u64, entry: u64) -> bool {
+        self.read().contains(ledger, entry)
+    }
+
+    fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
+        let mut removed = Vec::new();
+        self.write()
+            .remove_all_up_to(mark, &mut |l, e, ack| removed.push((l, e, ack)));
+        for (ledger, entry, ack) in removed {
+            on_removed(ledger, entry, ack);
+        }
+    }
+
+    fn len(&self) -> usize {
+        self.read().len()
+    }
+
+    fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+        self.0
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner)
+            .drain(visit);
+    }
+}

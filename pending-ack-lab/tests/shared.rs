@@ -1,0 +1,340 @@
+//! Every design's shared form (`PendingAcks::Shared`) against the contract of
+//! `SharedPendingAcks`: the same model-based property test as the single-threaded suite, run
+//! through the shared methods; a multi-thread stress test whose recorded history is checked
+//! against what the contract promises; and cleanup callbacks that call back into the map.
+
+use std::collections::BTreeMap;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
+
+use pending_ack_lab::shared::SharedPendingAcks;
+use pending_ack_lab::workload::seed_value;
+use pending_ack_lab::{
+    ImplementationVisitor, Mark, PendingAck, PendingAcks, for_each_implementation,
+};
+use proptest::prelude::*;
+
+/// Something to run on one design's shared form.
+trait SharedCheck {
+    fn check<S: SharedPendingAcks>(&mut self, name: &'static str);
+}
+
+fn each_shared(check: &mut impl SharedCheck) {
+    struct Visit<'a, C>(&'a mut C);
+    impl<C: SharedCheck> ImplementationVisitor for Visit<'_, C> {
+        fn visit<M: PendingAcks>(&mut self) {
+            self.0.check::<M::Shared>(M::NAME);
+        }
+    }
+    for_each_implementation(&mut Visit(check));
+}
+
+#[derive(Debug, Clone)]
+enum Op {
+    Add(u64, u64, PendingAck),
+    Remove(u64, u64),
+    RemoveBatch(Vec<(u64, u64)>),
+    Contains(u64, u64),
+    RemoveAllUpTo(Mark),
+    Len,
+    Drain,
+}
+
+fn key() -> impl Strategy<Value = (u64, u64)> {
+    let entry = prop_oneof![8 => 0..200u64, 1 => u64::MAX - 40..=u64::MAX, 1 => any::<u64>()];
+    (0..4u64, entry)
+}
+
+fn op() -> impl Strategy<Value = Op> {
+    let ack = (0..20i32, any::<i32>()).prop_map(|(r, h)| PendingAck::new(r, h).unwrap());
+    prop_oneof![
+        8 => (key(), ack).prop_map(|((l, e), a)| Op::Add(l, e, a)),
+        4 => key().prop_map(|(l, e)| Op::Remove(l, e)),
+        2 => proptest::collection::vec(key(), 0..40).prop_map(Op::RemoveBatch),
+        3 => key().prop_map(|(l, e)| Op::Contains(l, e)),
+        2 => (0..5u64, proptest::option::weighted(0.9, 0..220u64))
+            .prop_map(|(l, e)| Op::RemoveAllUpTo(Mark { ledger: l, entry: e })),
+        1 => Just(Op::Len),
+        1 => Just(Op::Drain),
+    ]
+}
+
+type Visited = Vec<(u64, u64, PendingAck)>;
+
+struct Model(Vec<Op>);
+
+impl SharedCheck for Model {
+    fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+        let mut map = S::default();
+        let mut oracle: BTreeMap<(u64, u64), PendingAck> = BTreeMap::new();
+        for op in &self.0 {
+            match op {
+                Op::Add(l, e, a) => {
+                    assert_eq!(
+                        map.add(*l, *e, *a),
+                        oracle.insert((*l, *e), *a).is_none(),
+                        "{name}: {op:?}"
+                    )
+                }
+                Op::Remove(l, e) => assert_eq!(
+                    map.remove(*l, *e),
+                    oracle.remove(&(*l, *e)),
+                    "{name}: {op:?}"
+                ),
+                Op::RemoveBatch(keys) => {
+                    let mut got = Visited::new();
+                    map.remove_batch(keys, &mut |l, e, a| got.push((l, e, a)));
+                    let want: Visited = keys
+                        .iter()
+                        .filter_map(|&(l, e)| oracle.remove(&(l, e)).map(|a| (l, e, a)))
+                        .collect();
+                    assert_eq!(got, want, "{name}: {op:?}");
+                }
+                Op::Contains(l, e) => {
+                    assert_eq!(
+                        map.contains(*l, *e),
+                        oracle.contains_key(&(*l, *e)),
+                        "{name}: {op:?}"
+                    )
+                }
+                Op::RemoveAllUpTo(mark) => {
+                    let mut got = Visited::new();
+                    map.remove_all_up_to(*mark, &mut |l, e, a| got.push((l, e, a)));
+                    let covered: Vec<(u64, u64)> = oracle
+                        .keys()
+                        .copied()
+                        .take_while(|&(l, e)| mark.covers(l, e))
+                        .collect();
+                    let want: Visited = covered
+                        .into_iter()
+                        .map(|k| (k.0, k.1, oracle.remove(&k).unwrap()))
+                        .collect();
+                    assert_eq!(got, want, "{name}: {op:?}");
+                }
+                Op::Len => assert_eq!(map.len(), oracle.len(), "{name}"),
+                Op::Drain => {
+                    let mut got = Visited::new();
+                    map.drain(&mut |l, e, a| got.push((l, e, a)));
+                    let want: Visited = std::mem::take(&mut oracle)
+                        .into_iter()
+                        .map(|((l, e), a)| (l, e, a))
+                        .collect();
+                    assert_eq!(got, want, "{name}: drain");
+                }
+            }
+        }
+        assert_eq!(map.len(), oracle.len(), "{name}: final len");
+    }
+}
+
+proptest! {
+    #[test]
+    fn shared_forms_agree_with_the_oracle(ops in proptest::collection::vec(op(), 1..120)) {
+        each_shared(&mut Model(ops));
+    }
+}
+
+/// Cleanup callbacks run with no lock of the map held: a callback may add to, probe and count
+/// the map it is being called from (Pulsar #23854 fixed a deadlock of exactly this).
+#[test]
+fn cleanup_callbacks_may_call_back_into_the_map() {
+    struct Reenter;
+    impl SharedCheck for Reenter {
+        fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+            let map = S::default();
+            for e in 0..100 {
+                map.add(1, e, seed_value(e));
+            }
+            let mut calls = 0;
+            map.remove_all_up_to(Mark::at(1, 49), &mut |l, e, a| {
+                calls += 1;
+                assert!(
+                    !map.contains(l, e),
+                    "{name}: {e} reported before its removal"
+                );
+                assert!(map.add(l + 1, e, a), "{name}");
+                let _ = map.len();
+            });
+            map.remove_batch(&[(1, 50), (1, 51)], &mut |l, e, _| {
+                assert!(map.remove(l + 1, e - 50).is_some(), "{name}");
+            });
+            assert_eq!(calls, 50, "{name}");
+            assert_eq!(map.len(), 48 + 48, "{name}");
+        }
+    }
+    each_shared(&mut Reenter);
+}
+
+/// Entries per ledger in the stress test: a few ledger boundaries, mostly dense rings.
+const PER_LEDGER: u64 = 700;
+const ENTRIES: u64 = 12_000;
+
+fn stress_key(i: u64) -> (u64, u64) {
+    (i / PER_LEDGER, i % PER_LEDGER)
+}
+
+fn stress_index(ledger: u64, entry: u64) -> u64 {
+    ledger * PER_LEDGER + entry
+}
+
+/// Who removed an entry, as the history records it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Remover {
+    Ack,
+    Batch,
+    Cleanup,
+    Drain,
+}
+
+/// One dispatcher; two ackers (one individual, one in batches of 7) that leave every fifth entry;
+/// a cleanup whose mark runs up to 40 entries ahead of the slower acker, so it races them; an
+/// owner prober. Every call's outcome is recorded, then checked against the contract.
+#[test]
+fn a_recorded_multi_thread_history_keeps_the_contract() {
+    struct Stress;
+    impl SharedCheck for Stress {
+        fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+            let mut map = S::default();
+            let dispatched = AtomicU64::new(0);
+            let acked = [AtomicU64::new(0), AtomicU64::new(0)];
+            // Set before a removal of the entry starts (ackers) or before a cleanup up to it.
+            let removing: Vec<AtomicBool> = (0..ENTRIES).map(|_| AtomicBool::new(false)).collect();
+            let cleaning_below = AtomicU64::new(0);
+            let history: Mutex<Vec<(u64, Remover, PendingAck)>> = Mutex::new(Vec::new());
+            let missed: Mutex<Vec<u64>> = Mutex::new(Vec::new());
+            let probe_violations = AtomicU64::new(0);
+            let done = AtomicBool::new(false);
+            let wait = |i: u64| {
+                while dispatched.load(SeqCst) <= i {
+                    std::thread::yield_now();
+                }
+            };
+            let record =
+                |i: u64, by: Remover, ack: PendingAck| history.lock().unwrap().push((i, by, ack));
+            std::thread::scope(|s| {
+                s.spawn(|| {
+                    for i in 0..ENTRIES {
+                        let (l, e) = stress_key(i);
+                        assert!(map.add(l, e, seed_value(i)), "{name}: {i} added twice");
+                        dispatched.store(i + 1, SeqCst);
+                    }
+                });
+                s.spawn(|| {
+                    for i in (0..ENTRIES).filter(|i| i % 2 == 0 && i % 5 != 4) {
+                        wait(i);
+                        removing[i as usize].store(true, SeqCst);
+                        let (l, e) = stress_key(i);
+                        match map.remove(l, e) {
+                            Some(ack) => record(i, Remover::Ack, ack),
+                            None => missed.lock().unwrap().push(i),
+                        }
+                        acked[0].store(i + 1, SeqCst);
+                    }
+                    acked[0].store(ENTRIES, SeqCst);
+                });
+                s.spawn(|| {
+                    let mine: Vec<u64> =
+                        (0..ENTRIES).filter(|i| i % 2 == 1 && i % 5 != 4).collect();
+                    for chunk in mine.chunks(7) {
+                        let last = *chunk.last().unwrap();
+                        wait(last);
+                        for &i in chunk {
+                            removing[i as usize].store(true, SeqCst);
+                        }
+                        let keys: Vec<(u64, u64)> = chunk.iter().map(|&i| stress_key(i)).collect();
+                        let mut got = Vec::new();
+                        map.remove_batch(&keys, &mut |l, e, a| got.push((stress_index(l, e), a)));
+                        for &i in chunk {
+                            match got.iter().find(|(j, _)| *j == i) {
+                                Some(&(_, ack)) => record(i, Remover::Batch, ack),
+                                None => missed.lock().unwrap().push(i),
+                            }
+                        }
+                        acked[1].store(last + 1, SeqCst);
+                    }
+                    acked[1].store(ENTRIES, SeqCst);
+                });
+                s.spawn(|| {
+                    while !done.load(SeqCst) {
+                        let frontier = acked.iter().map(|a| a.load(SeqCst)).min().unwrap();
+                        let below = (frontier + 40).min(dispatched.load(SeqCst));
+                        if below > 0 {
+                            cleaning_below.fetch_max(below, SeqCst);
+                            let (l, e) = stress_key(below - 1);
+                            let mut last = None;
+                            map.remove_all_up_to(Mark::at(l, e), &mut |l, e, a| {
+                                let i = stress_index(l, e);
+                                assert!(last < Some(i), "{name}: cleanup callbacks out of order");
+                                assert!(i < below, "{name}: cleanup removed {i} past its mark");
+                                last = Some(i);
+                                record(i, Remover::Cleanup, a);
+                            });
+                        }
+                        std::thread::yield_now();
+                    }
+                });
+                s.spawn(|| {
+                    let mut state = 0x2545_f491_4f6c_dd1du64;
+                    while !done.load(SeqCst) {
+                        state ^= state << 13;
+                        state ^= state >> 7;
+                        state ^= state << 17;
+                        let d = dispatched.load(SeqCst);
+                        if d == 0 {
+                            continue;
+                        }
+                        let i = state % d;
+                        let started = |i: u64| {
+                            removing[i as usize].load(SeqCst) || cleaning_below.load(SeqCst) > i
+                        };
+                        let before = started(i);
+                        let (l, e) = stress_key(i);
+                        let present = map.contains(l, e);
+                        if !present && !before && !started(i) {
+                            probe_violations.fetch_add(1, SeqCst);
+                        }
+                    }
+                });
+                // Stop the cleaner and the prober once both ackers are through.
+                while acked.iter().any(|a| a.load(SeqCst) < ENTRIES) {
+                    std::thread::yield_now();
+                }
+                done.store(true, SeqCst);
+            });
+            let mut history = history.into_inner().unwrap();
+            let before_drain = map.len();
+            map.drain(&mut |l, e, a| history.push((stress_index(l, e), Remover::Drain, a)));
+            assert_eq!(map.len(), 0, "{name}: drained");
+            assert_eq!(
+                probe_violations.load(SeqCst),
+                0,
+                "{name}: a probe found an entry absent before any removal of it started"
+            );
+            let mut removals: Vec<Vec<Remover>> = vec![Vec::new(); ENTRIES as usize];
+            for &(i, by, ack) in &history {
+                assert_eq!(
+                    ack,
+                    seed_value(i),
+                    "{name}: {i} removed with another entry's value"
+                );
+                removals[i as usize].push(by);
+            }
+            for (i, by) in removals.iter().enumerate() {
+                assert_eq!(by.len(), 1, "{name}: entry {i} removed {by:?}");
+            }
+            let drained = history
+                .iter()
+                .filter(|(_, by, _)| *by == Remover::Drain)
+                .count();
+            assert_eq!(before_drain, drained, "{name}: len at quiescence");
+            for i in missed.into_inner().unwrap() {
+                assert_eq!(
+                    removals[i as usize],
+                    [Remover::Cleanup],
+                    "{name}: ack of {i} found nothing, yet no cleanup took it"
+                );
+            }
+        }
+    }
+    each_shared(&mut Stress);
+}
