@@ -17,6 +17,8 @@ pub trait Production: Send + Sync + 'static {
     /// One generation's result.
     type Result: Send + Sync + 'static;
     fn produce(&self, generator: &Generator) -> Self::Result;
+    /// Which generation a result is.
+    fn generation(result: &Self::Result) -> u64;
     /// The exposition for one response.
     fn hand_out(result: &Self::Result) -> Exposition;
 }
@@ -29,6 +31,9 @@ impl Production for FreshBuffers {
     fn produce(&self, generator: &Generator) -> Exposition {
         generator.generate()
     }
+    fn generation(result: &Exposition) -> u64 {
+        result.generation
+    }
     fn hand_out(result: &Exposition) -> Exposition {
         result.clone()
     }
@@ -37,7 +42,7 @@ impl Production for FreshBuffers {
 struct State<R> {
     /// Requests waiting for the running generation; `None` when none runs.
     waiting: Option<Vec<oneshot::Sender<Answer>>>,
-    /// The last result and when it finished (kept only with a window).
+    /// The last result and when it was published (kept only with a window).
     recent: Option<(Instant, Arc<R>)>,
 }
 
@@ -144,8 +149,9 @@ fn generate_on_demand<P: Production>(shared: &Shared<P>, starts: &Receiver<()>) 
         let result = Arc::new(shared.production.produce(&shared.generator));
         let waiting = {
             let mut state = shared.state();
+            let published = shared.generator.publish(P::generation(&result));
             if shared.window.is_some() {
-                state.recent = Some((Instant::now(), Arc::clone(&result)));
+                state.recent = Some((published, Arc::clone(&result)));
             }
             state.waiting.take().unwrap_or_default()
         };

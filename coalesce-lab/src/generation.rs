@@ -24,6 +24,9 @@ pub struct Span {
     pub started: Instant,
     /// `None` while it runs.
     pub finished: Option<Instant>,
+    /// When a coalescing design first handed it out, closing it to requests that arrive later
+    /// (taken under the design's lock); `None` for designs that generate per request.
+    pub published: Option<Instant>,
     /// Whether at least one response carried it before its request's deadline.
     pub served_in_time: bool,
 }
@@ -58,6 +61,7 @@ impl Generator {
             spans.push(Span {
                 started: Instant::now(),
                 finished: None,
+                published: None,
                 served_in_time: false,
             });
             self.started.fetch_add(1, Relaxed);
@@ -78,6 +82,16 @@ impl Generator {
             generation,
             checksum,
         }
+    }
+
+    /// A coalescing design hands `generation` out from now on: requests that arrive later start
+    /// or wait for a newer one (or, within a window, are served this one). Call it under the lock
+    /// that decides whether a request joins. Returns the instant logged (the first one, when
+    /// called again).
+    pub fn publish(&self, generation: u64) -> Instant {
+        let mut spans = self.spans_mut();
+        let span = &mut spans[generation as usize];
+        *span.published.get_or_insert_with(Instant::now)
     }
 
     /// A response carried `generation` before its request's deadline.

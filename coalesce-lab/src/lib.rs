@@ -41,12 +41,6 @@ impl Scrape {
     }
 }
 
-/// How long after a generation's logged end a request may still join it. A design publishes a
-/// finished result a moment after the generator logs its end: the coalescers after taking their
-/// lock, `shared-future` only when a waiter next polls the `Shared` (measured by the model test:
-/// 30–55 µs on this machine). A millisecond is far below any generation's length.
-pub const HANDOFF: Duration = Duration::from_millis(1);
-
 /// An endpoint's answer to one scrape.
 #[derive(Debug, Clone)]
 pub enum Answer {
@@ -63,14 +57,31 @@ pub enum Answer {
 pub enum Freshness {
     /// Generated for this request: the generation started after the request arrived.
     StartedAfterArrival,
-    /// Coalesced: the generation was still running when the request arrived (or started later),
-    /// so it is at most one generation older than the request — give or take [`HANDOFF`].
+    /// Coalesced: the design had not yet published the generation (handed it to the requests
+    /// waiting for it, [`Generator::publish`]) when the request arrived, so it is at most one
+    /// generation older than the request.
     InFlightAtArrival,
-    /// Served from a recent result: the generation finished at most this long (and
-    /// [`HANDOFF`]) before arrival.
+    /// Served from a recent result: the generation was published at most this long before
+    /// arrival.
     FinishedWithin(Duration),
     /// A body made once when the server started (the loopback-ceiling reference).
     Fixed,
+}
+
+impl Freshness {
+    /// Whether an answer carrying `generation` (logged as `span`) keeps this promise to a request
+    /// that arrived at `arrived`. A design that promises a published generation and never
+    /// published it fails.
+    pub fn holds(self, span: &generation::Span, generation: u64, arrived: Instant) -> bool {
+        match self {
+            Freshness::StartedAfterArrival => span.started >= arrived,
+            Freshness::InFlightAtArrival => span.published.is_some_and(|p| p >= arrived),
+            Freshness::FinishedWithin(window) => {
+                span.published.is_some_and(|p| p + window >= arrived)
+            }
+            Freshness::Fixed => generation == 0,
+        }
+    }
 }
 
 /// A `/metrics` endpoint design. Created per server; dropped when the server stops, which ends its

@@ -10,8 +10,7 @@ use std::time::{Duration, Instant};
 
 use coalesce_lab::exposition::{Broker, checksum};
 use coalesce_lab::{
-    Answer, Freshness, Generator, HANDOFF, ImplementationVisitor, MetricsEndpoint, Scrape,
-    for_each_implementation,
+    Answer, Generator, ImplementationVisitor, MetricsEndpoint, Scrape, for_each_implementation,
 };
 use futures_util::future::join_all;
 use proptest::prelude::*;
@@ -70,21 +69,16 @@ impl ImplementationVisitor for Check<'_> {
                     );
                     assert_eq!(exposition.checksum, checksum(expected), "{}", E::NAME);
                     let span = spans[exposition.generation as usize];
-                    let finished = span
-                        .finished
-                        .expect("answers come from finished generations");
-                    let fresh = match E::FRESHNESS {
-                        Freshness::StartedAfterArrival => span.started >= arrived,
-                        Freshness::InFlightAtArrival => finished + HANDOFF >= arrived,
-                        Freshness::FinishedWithin(window) => finished + window + HANDOFF >= arrived,
-                        Freshness::Fixed => exposition.generation == 0,
-                    };
+                    assert!(
+                        span.finished.is_some(),
+                        "answers come from finished generations"
+                    );
+                    let fresh = E::FRESHNESS.holds(&span, exposition.generation, arrived);
                     assert!(
                         fresh,
-                        "{}: generation {} staler than promised: finished {:?} before arrival",
+                        "{}: generation {} staler than promised: {span:?}, arrived {arrived:?}",
                         E::NAME,
                         exposition.generation,
-                        arrived.saturating_duration_since(finished)
                     );
                 }
                 Answer::Overloaded => assert!(E::ADMITS.is_some(), "{} refused", E::NAME),

@@ -34,6 +34,10 @@ impl Production for RecycledBuffers {
         }
     }
 
+    fn generation(result: &PooledExposition) -> u64 {
+        result.generation
+    }
+
     fn hand_out(result: &PooledExposition) -> Exposition {
         let lease = result
             .lease

@@ -1,8 +1,14 @@
 //! Coalescing from the ecosystem: the running generation is a `futures::future::Shared` that
 //! every request arriving meanwhile clones and awaits; generation runs on tokio's blocking pool.
 //! Shows what the hand-rolled coalescers buy over the library's.
+//!
+//! A `Shared` completes only when one of its waiters next polls it, which on a busy machine can be
+//! milliseconds after the generation ended; judged by `Shared` alone, requests arriving meanwhile
+//! would join a finished result. So the generating task itself empties the slot, under its lock,
+//! the moment its generation ends (publishing it): a request that finds the slot empty starts the
+//! next one.
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use futures_util::FutureExt;
 use futures_util::future::{BoxFuture, Shared};
@@ -11,9 +17,52 @@ use crate::{Answer, Exposition, Freshness, Generator, MetricsEndpoint, Scrape};
 
 type Running = Shared<BoxFuture<'static, Option<Exposition>>>;
 
+/// The generation requests join, if one is running.
+#[derive(Default)]
+struct Slot {
+    /// Generations started, so a finishing one empties only its own slot.
+    started: u64,
+    running: Option<Running>,
+}
+
 pub struct SharedFuture {
     generator: Arc<Generator>,
-    running: Mutex<Option<Running>>,
+    slot: Arc<Mutex<Slot>>,
+}
+
+fn lock(slot: &Mutex<Slot>) -> MutexGuard<'_, Slot> {
+    slot.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl SharedFuture {
+    /// The running generation, or a new one.
+    fn join_or_start(&self) -> Running {
+        let mut slot = lock(&self.slot);
+        // `peek` also covers a generation that never ran (the runtime refused the task).
+        if let Some(running) = slot.running.as_ref().filter(|r| r.peek().is_none()) {
+            return running.clone();
+        }
+        slot.started += 1;
+        let (this, generator, shared_slot) = (
+            slot.started,
+            Arc::clone(&self.generator),
+            Arc::clone(&self.slot),
+        );
+        let running = tokio::task::spawn_blocking(move || {
+            let exposition = generator.generate();
+            let mut slot = lock(&shared_slot);
+            generator.publish(exposition.generation);
+            if slot.started == this {
+                slot.running = None;
+            }
+            exposition
+        })
+        .map(Result::ok)
+        .boxed()
+        .shared();
+        slot.running = Some(running.clone());
+        running
+    }
 }
 
 impl MetricsEndpoint for SharedFuture {
@@ -23,26 +72,12 @@ impl MetricsEndpoint for SharedFuture {
     fn new(generator: Arc<Generator>) -> Self {
         Self {
             generator,
-            running: Mutex::new(None),
+            slot: Arc::default(),
         }
     }
 
     fn scrape(&self, _: Scrape) -> impl Future<Output = Answer> + Send + 'static {
-        let shared = {
-            let mut running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
-            match running.as_ref().filter(|r| r.peek().is_none()) {
-                Some(r) => r.clone(),
-                None => {
-                    let generator = Arc::clone(&self.generator);
-                    let r = tokio::task::spawn_blocking(move || generator.generate())
-                        .map(Result::ok)
-                        .boxed()
-                        .shared();
-                    *running = Some(r.clone());
-                    r
-                }
-            }
-        };
+        let shared = self.join_or_start();
         async move {
             match shared.await {
                 Some(exposition) => Answer::Exposition(exposition),
@@ -52,11 +87,10 @@ impl MetricsEndpoint for SharedFuture {
     }
 
     fn backlog(&self) -> usize {
-        let running = self.running.lock().unwrap_or_else(PoisonError::into_inner);
         // Every waiting request holds a clone; the slot holds one more.
-        running
+        lock(&self.slot)
+            .running
             .as_ref()
-            .filter(|r| r.peek().is_none())
             .map_or(0, |r| r.strong_count().unwrap_or(1).saturating_sub(1))
     }
 }
