@@ -7,7 +7,8 @@
 //! `ops` entries: the dispatcher adds the next `ops` indices at the back while the ackers remove
 //! the oldest `ops` at the front, so the map keeps the dataset's size; an acker never acks an index
 //! the dispatcher has not published yet. An operation is one entry's cycle (its add and its
-//! removal); owner probes and cleanups are interference, counted as the lab's events.
+//! removal); owner probes (one per cycled entry) and cleanups run beside them, counted as the
+//! lab's events.
 
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
@@ -45,13 +46,24 @@ pub struct Shape {
     pub ackers: usize,
     /// Acks arrive this many at a time (1: individual acks).
     pub burst: usize,
-    /// A thread probing for entries' owners throughout.
+    /// A thread probing for entries' owners, one probe per cycled entry.
     pub prober: bool,
     /// A thread running cumulative cleanup every [`CLEANUP_PERIOD`], the acker leaving holes.
     pub cleaner: bool,
+    /// Whose operations the extra latency sample times.
+    pub timed: Timed,
 }
 
-pub const SHAPES: [Shape; 4] = [
+/// The operations a shape's latency histogram holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Timed {
+    /// Each individual ack, or each burst.
+    Acks,
+    /// Each dispatch add.
+    Adds,
+}
+
+pub const SHAPES: [Shape; 5] = [
     Shape {
         name: "shared-dispatch-and-ack",
         description: "one dispatcher adding while one acker removes (one entry's add and ack)",
@@ -59,6 +71,7 @@ pub const SHAPES: [Shape; 4] = [
         burst: 1,
         prober: false,
         cleaner: false,
+        timed: Timed::Acks,
     },
     Shape {
         name: "shared-ackers-and-probe",
@@ -67,6 +80,7 @@ pub const SHAPES: [Shape; 4] = [
         burst: 1,
         prober: true,
         cleaner: false,
+        timed: Timed::Acks,
     },
     Shape {
         name: "shared-acks-and-cleanup",
@@ -75,6 +89,7 @@ pub const SHAPES: [Shape; 4] = [
         burst: 1,
         prober: false,
         cleaner: true,
+        timed: Timed::Acks,
     },
     Shape {
         name: "shared-burst-acks",
@@ -83,6 +98,16 @@ pub const SHAPES: [Shape; 4] = [
         burst: BURST,
         prober: false,
         cleaner: false,
+        timed: Timed::Acks,
+    },
+    Shape {
+        name: "shared-dispatch-latency",
+        description: "`shared-dispatch-and-ack` again, its latencies those of the dispatcher's adds",
+        ackers: 1,
+        burst: 1,
+        prober: false,
+        cleaner: false,
+        timed: Timed::Adds,
     },
 ];
 
@@ -94,6 +119,15 @@ impl Shape {
     /// Threads running at once.
     pub fn threads(&self) -> usize {
         1 + self.ackers + usize::from(self.prober) + usize::from(self.cleaner)
+    }
+
+    /// What one recorded latency is, for report headings.
+    pub fn timed_operation(&self) -> &'static str {
+        match (self.timed, self.burst) {
+            (Timed::Adds, _) => "dispatch add",
+            (Timed::Acks, 1) => "ack",
+            (Timed::Acks, _) => "burst of acks",
+        }
     }
 
     /// Whether index `i` is left to the cleanup rather than acked individually.
@@ -126,7 +160,7 @@ struct Progress {
     dispatched: AtomicU64,
     /// Per acker, indices of its share below this are acked (or left as holes).
     acked: Vec<AtomicU64>,
-    /// Dispatcher and ackers still running; the interfering threads stop at zero.
+    /// Dispatcher and ackers still running; the cleanup stops at zero.
     cycling: AtomicUsize,
     probes: AtomicU64,
     cleaned: AtomicU64,
@@ -160,10 +194,6 @@ impl<S: SharedPendingAcks> Cycle<S> {
         }
     }
 
-    pub fn map(&self) -> &S {
-        &self.map
-    }
-
     /// Cycles `ops` entries with `window` open around them; their wall time.
     pub fn cycle(&mut self, ops: u64, window: &mut dyn Window) -> Duration {
         let shape = self.shape;
@@ -184,8 +214,13 @@ impl<S: SharedPendingAcks> Cycle<S> {
             let run = |role: Role| {
                 let (map, keys, progress) = (&self.map, self.keys, &progress);
                 let (ready, start, done, sink) = (&ready, &start, &done, sink.clone());
+                let timed = match role {
+                    Role::Dispatcher { .. } => shape.timed == Timed::Adds,
+                    Role::Acker { .. } => shape.timed == Timed::Acks,
+                    Role::Prober { .. } | Role::Cleaner => false,
+                };
                 scope.spawn(move || {
-                    let mut recorder = sink.as_ref().map(LatencySink::recorder);
+                    let mut recorder = sink.as_ref().filter(|_| timed).map(LatencySink::recorder);
                     ready.wait();
                     start.wait();
                     role.run(map, keys, shape, progress, recorder.as_mut());
@@ -206,6 +241,7 @@ impl<S: SharedPendingAcks> Cycle<S> {
             if shape.prober {
                 run(Role::Prober {
                     window: back - front,
+                    probes: ops,
                 });
             }
             if shape.cleaner {
@@ -251,9 +287,11 @@ enum Role {
         from: u64,
         to: u64,
     },
-    /// Probes recently dispatched entries (half of them already acked) until the cycle ends.
+    /// Probes `probes` recently dispatched entries (half of them already acked): one owner
+    /// probe per cycled entry, so every design does the same work.
     Prober {
         window: u64,
+        probes: u64,
     },
     Cleaner,
 }
@@ -285,7 +323,11 @@ impl Role {
             Role::Dispatcher { from, to } => {
                 for i in from..to {
                     let (ledger, entry) = keys.key(i);
-                    map.add(ledger, entry, seed_value(i));
+                    let add = || map.add(ledger, entry, seed_value(i));
+                    std::hint::black_box(match recorder.as_deref_mut() {
+                        Some(recorder) => recorder.timed(add),
+                        None => add(),
+                    });
                     progress.dispatched.store(i + 1, Ordering::Release);
                 }
                 progress.cycling.fetch_sub(1, Ordering::Release);
@@ -313,10 +355,9 @@ impl Role {
                 progress.acked[acker].store(to, Ordering::Release);
                 progress.cycling.fetch_sub(1, Ordering::Release);
             }
-            Role::Prober { window } => {
+            Role::Prober { window, probes } => {
                 let mut state = 0x9e37_79b9_7f4a_7c15u64;
-                let mut probes = 0;
-                while progress.cycling.load(Ordering::Acquire) > 0 {
+                for _ in 0..probes {
                     state ^= state << 13;
                     state ^= state >> 7;
                     state ^= state << 17;
@@ -324,7 +365,6 @@ impl Role {
                     let i = newest.saturating_sub(1 + state % (2 * window));
                     let (ledger, entry) = keys.key(i);
                     std::hint::black_box(map.contains(ledger, entry));
-                    probes += 1;
                 }
                 progress.probes.store(probes, Ordering::Relaxed);
             }
@@ -365,4 +405,59 @@ fn ack<S: SharedPendingAcks>(map: &S, keys: &[(u64, u64)], recorder: Option<&mut
         None => apply(),
     }
     std::hint::black_box(removed);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::PendingAcks;
+    use crate::implementations::nested_tree::NestedTree;
+    use crate::implementations::striped_window::StripedWindow;
+
+    /// Keeps what a cycle counts.
+    #[derive(Default)]
+    struct Counts(Vec<(EventName, u64)>);
+
+    impl Window for Counts {
+        fn open(&mut self) {}
+        fn close(&mut self) {}
+        fn count(&mut self, event: EventName, n: u64) {
+            self.0.push((event, n));
+        }
+    }
+
+    fn cycles_keep_the_dataset_s_size<M: PendingAcks>() {
+        let dataset = Dataset::find("1k-in-5").unwrap();
+        for shape in SHAPES {
+            let mut cycle = Cycle::<M::Shared>::prepare(shape, &dataset);
+            let mut counts = Counts::default();
+            cycle.run(100, 3_000, &mut counts);
+            // Every entry dispatched in the runs was acked or cleaned up, the holes included: the
+            // cleanup's last pass runs after the ackers are through.
+            assert_eq!(cycle.map.len(), 1_000, "{} {}", M::NAME, shape.name);
+            let counted = |event| counts.0.iter().find(|(e, _)| *e == event).unwrap().1;
+            assert_eq!(counted(PROBES) > 0, shape.prober, "{}", shape.name);
+            if shape.cleaner {
+                assert!(
+                    counted(CLEANED) >= 3_000 / HOLE_EVERY,
+                    "the holes were cleaned"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn cycles_keep_the_dataset_s_size_under_every_shape() {
+        cycles_keep_the_dataset_s_size::<NestedTree>();
+        cycles_keep_the_dataset_s_size::<StripedWindow>();
+    }
+
+    #[test]
+    fn keys_run_through_the_ledgers_in_dispatch_order() {
+        let keys = Keys::of(&Dataset::find("50k-in-20").unwrap());
+        assert_eq!(keys.key(0), (0, 0));
+        assert_eq!(keys.key(2_499), (0, 2_499));
+        assert_eq!(keys.key(2_500), (1, 0));
+        assert_eq!(SHAPES.map(|s| s.threads()), [2, 5, 3, 2, 2]);
+    }
 }

@@ -18,10 +18,10 @@ use labkit::report::{
     Report, Row, comparison_table, fill, format_metric, joined_table, latency_chart, latency_table,
     metric_chart,
 };
-use labkit::table::{Align, Table, format_bytes, format_change};
+use labkit::table::{Align, Table, format_bytes, format_change, format_number};
 use serde::Deserialize;
 
-use crate::concurrent::{Cycle, SHAPE_DATASETS, SHAPES, Shape};
+use crate::concurrent::{Cycle, SHAPE_DATASETS, SHAPES, Shape, Timed};
 use crate::workload::{
     COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES, RetainedCase, Workload,
 };
@@ -304,8 +304,10 @@ struct Targets {
     targets: Vec<TargetSpec>,
 }
 
-/// Every steady experiment, in a target's `experiment`.
+/// Every single-thread steady experiment, in a target's `experiment`.
 const EVERY_STEADY: &str = "*steady";
+/// Every concurrent shape whose latencies are those of acks, in a target's `experiment`.
+const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
 
 #[derive(Deserialize)]
 struct TargetSpec {
@@ -322,12 +324,41 @@ struct TargetSpec {
     /// Divide by the dataset's entries (footprint per entry).
     #[serde(default)]
     per_entry: bool,
+    /// The design checked, when not the file's `implementation`.
+    #[serde(default)]
+    implementation: Option<String>,
+    /// Checked as a ratio to this design on the same id: the median of the per-pass ratios.
+    #[serde(default)]
+    versus: Option<String>,
     metric: Metric,
-    at_most: f64,
+    #[serde(default)]
+    at_most: Option<f64>,
+    #[serde(default)]
+    at_least: Option<f64>,
+}
+
+impl TargetSpec {
+    fn met(&self, value: f64) -> bool {
+        self.at_most.is_none_or(|m| value <= m) && self.at_least.is_none_or(|m| value >= m)
+    }
+
+    fn selects(&self, experiment: &Described) -> bool {
+        let shape = Shape::find(experiment.name);
+        match self.experiment.as_str() {
+            EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
+            EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks),
+            name => experiment.name == name,
+        }
+    }
 }
 
 fn seed_rows() -> SeedRows {
     serde_json::from_str(include_str!("../report/seed-rows.json")).expect("seed-rows.json parses")
+}
+
+fn concurrency_target_specs() -> Targets {
+    serde_json::from_str(include_str!("../report/concurrency-targets.json"))
+        .expect("concurrency-targets.json parses")
 }
 
 fn target_specs() -> Targets {
@@ -453,18 +484,17 @@ fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
         } else {
             (set, "")
         };
-        let show = |v: f64| match (spec.metric, spec.per_entry) {
-            (_, true) => format!("{} B/entry", format_metric(Metric::NsPerOp, v)),
-            (Metric::RetainedBytes, _) => format_bytes(v),
-            (m, _) => format!("{} {}", format_metric(m, v), m.unit()),
+        let show = |v: f64| match (spec.metric, spec.per_entry, &spec.versus) {
+            (_, _, Some(versus)) => format!("{}× `{versus}`", format_number(v)),
+            (_, true, _) => format!("{} B/entry", format_metric(Metric::NsPerOp, v)),
+            (Metric::RetainedBytes, _, _) => format_bytes(v),
+            (m, _, _) => format!("{} {}", format_metric(m, v), m.unit()),
         };
-        let chosen: Vec<&Described> = experiments
-            .iter()
-            .filter(|e| {
-                e.name == spec.experiment
-                    || (spec.experiment == EVERY_STEADY && e.kind == Kind::Steady)
-            })
-            .collect();
+        let implementation = spec
+            .implementation
+            .as_deref()
+            .unwrap_or(&targets.implementation);
+        let chosen: Vec<&Described> = experiments.iter().filter(|e| spec.selects(e)).collect();
         for experiment in chosen {
             let parameters: Vec<&str> = if spec.parameters.is_empty() {
                 experiment
@@ -475,27 +505,31 @@ fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
             } else {
                 spec.parameters.iter().map(String::as_str).collect()
             };
-            let record = |parameter: &str| {
+            // The checked value: the design's own, or its ratio to `versus`.
+            let value = |parameter: &str| {
                 let name = if spec.per_entry {
                     experiment_of
                 } else {
                     experiment.name
                 };
-                source.find(
-                    &BenchId::new(name, &targets.implementation, parameter),
-                    spec.metric,
-                )
+                let find =
+                    |design: &str| source.find(&BenchId::new(name, design, parameter), spec.metric);
+                let mine = find(implementation)?;
+                match &spec.versus {
+                    Some(versus) => Some(compare(find(versus)?, mine).ratio),
+                    None => Some(mine.value),
+                }
             };
-            let mut row = |parameter: &str, found: Option<&Record>| {
+            let mut row = |parameter: &str, found: Option<f64>| {
                 let what = spec
                     .what
                     .replace("{experiment}", experiment.name)
                     .replace("{parameter}", parameter);
                 out.push(match found {
-                    Some(r) => Checked {
+                    Some(v) => Checked {
                         what,
-                        measured: show(r.value),
-                        met: Some(r.value <= spec.at_most),
+                        measured: show(v),
+                        met: Some(spec.met(v)),
                     },
                     None => Checked {
                         what,
@@ -507,12 +541,12 @@ fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
             if spec.worst {
                 let worst = parameters
                     .iter()
-                    .filter_map(|p| record(p))
-                    .max_by(|a, b| a.value.total_cmp(&b.value));
+                    .filter_map(|p| value(p))
+                    .max_by(f64::total_cmp);
                 row("", worst);
             } else {
                 for parameter in parameters {
-                    row(parameter, record(parameter));
+                    row(parameter, value(parameter));
                 }
             }
         }
@@ -520,10 +554,11 @@ fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
     out
 }
 
-fn targets_table(set: &ResultSet, targets: &Targets) -> Table {
+/// The targets of `targets` checked; the measured column is headed `measured`.
+fn targets_table(set: &ResultSet, targets: &Targets, measured: &str) -> Table {
     let mut table = Table::new()
         .column("Target", Align::Left)
-        .column(&targets.implementation, Align::Right)
+        .column(measured, Align::Right)
         .column("Met?", Align::Left);
     for t in check_targets(set, targets) {
         let met = match t.met {
@@ -614,6 +649,7 @@ fn render(set: &ResultSet) -> Result<String, String> {
     };
     let seed = seed_rows();
     let targets = target_specs();
+    let concurrency = concurrency_target_specs();
     let mut time = String::new();
     for e in LAB
         .experiments()
@@ -641,11 +677,7 @@ fn render(set: &ResultSet) -> Result<String, String> {
         for row in &rows {
             concurrent.push_str(&format!(
                 "Latency of one {} · {}\n\n{}\n",
-                if shape.burst > 1 {
-                    "burst of acks"
-                } else {
-                    "ack"
-                },
+                shape.timed_operation(),
                 row.label,
                 latency_table(set, row, &implementations).render()
             ));
@@ -720,7 +752,19 @@ fn render(set: &ResultSet) -> Result<String, String> {
             ),
             ("design_notes", design_notes()),
             ("targets_source", targets.source.clone()),
-            ("targets", targets_table(set, &targets).render()),
+            (
+                "targets",
+                targets_table(set, &targets, &targets.implementation).render(),
+            ),
+            ("concurrency_targets_source", concurrency.source.clone()),
+            (
+                "concurrency_notes",
+                include_str!("../report/concurrency-notes.md").to_owned(),
+            ),
+            (
+                "concurrency_targets",
+                targets_table(set, &concurrency, "measured").render(),
+            ),
             ("not_faster", not_faster),
             ("all", joined_table(set).render()),
         ],
@@ -752,8 +796,10 @@ fn charts(set: &ResultSet) -> Vec<Chart> {
             set,
             &format!("pending-ack-{}-latency", e.name),
             &format!(
-                "pending-ack: {} · {}, ack latency percentiles",
-                e.name, row.parameter
+                "pending-ack: {} · {}, {} latency percentiles",
+                e.name,
+                row.parameter,
+                shape.timed_operation()
             ),
             row,
             &implementations,
@@ -844,8 +890,22 @@ mod tests {
             let e = labkit::lab::experiment(&LAB, &row.experiment).unwrap();
             assert!(e.parameter(&row.parameter).is_some(), "{}", row.parameter);
         }
-        let targets = target_specs();
-        assert!(implementations.contains(&targets.implementation.as_str()));
+        for targets in [target_specs(), concurrency_target_specs()] {
+            assert!(implementations.contains(&targets.implementation.as_str()));
+            for spec in &targets.targets {
+                let named = spec.implementation.iter().chain(&spec.versus);
+                assert!(
+                    named
+                        .into_iter()
+                        .all(|n| implementations.contains(&n.as_str()))
+                );
+                assert!(
+                    LAB.experiments().iter().any(|e| spec.selects(e)),
+                    "{}",
+                    spec.what
+                );
+            }
+        }
         assert!(design_notes().starts_with("`dense-window`: a layout"));
         assert!(!design_notes().contains("//!"));
     }
@@ -885,7 +945,7 @@ mod tests {
         let steady = LAB
             .experiments()
             .iter()
-            .filter(|e| e.kind == Kind::Steady)
+            .filter(|e| e.kind == Kind::Steady && Shape::find(e.name).is_none())
             .count();
         assert_eq!(
             t.iter()
@@ -893,6 +953,32 @@ mod tests {
                 .count(),
             steady
         );
+    }
+
+    #[test]
+    fn ratio_targets_compare_two_designs_on_the_same_id() {
+        let ops = |implementation: &str, value: f64| {
+            let id = BenchId::new("shared-dispatch-and-ack", implementation, "50k-in-1");
+            Record::new(id, Metric::OpsPerSec, value)
+        };
+        let s = set(vec![
+            ops(BASELINE, 1e6),
+            ops("striped-window", 2.5e6),
+            ops(OURS, 1.5e6),
+        ]);
+        let t = check_targets(&s, &concurrency_target_specs());
+        let find = |needle: &str| {
+            t.iter()
+                .find(|t| t.what.contains(needle) && t.what.contains("dispatch-and-ack `50k-in-1`"))
+                .unwrap()
+        };
+        let no_lock = find("no map-wide lock");
+        assert_eq!(
+            (no_lock.met, no_lock.measured.as_str()),
+            (Some(true), "2.50× `nested-tree`")
+        );
+        assert_eq!(find("under the same lock").met, Some(false));
+        assert_eq!(find("ack p99").met, None, "no latency recorded");
     }
 
     #[test]
