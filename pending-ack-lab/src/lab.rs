@@ -39,8 +39,8 @@ const RETAINED_CAPACITY: &str = "retained-capacity";
 /// valgrind stage short; the wall-time passes time every dataset.
 const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 
-/// A concurrent shape on its datasets: aggregate throughput, and the latency of an ack recorded
-/// in one extra sample per cell and pass.
+/// A concurrent shape on its datasets: aggregate throughput, and the latencies the shape times
+/// (acks, or adds) recorded in one extra sample per cell and pass.
 fn shape_experiment(shape: &Shape) -> Described {
     let parameters = SHAPE_DATASETS
         .iter()
@@ -155,11 +155,10 @@ impl Lab for PendingAckLab {
                     .find(|c| c.name == case.parameter)
                     .ok_or_else(|| format!("no retained-capacity case `{}`", case.parameter))?,
             ),
-            name if Shape::find(name).is_some() => Target::Shared(
-                Shape::find(name).expect("just found"),
-                Dataset::find(&case.parameter)?,
-            ),
-            name => Target::Timed(Experiment::find(name)?, Dataset::find(&case.parameter)?),
+            name => match Shape::find(name) {
+                Some(shape) => Target::Shared(shape, Dataset::find(&case.parameter)?),
+                None => Target::Timed(Experiment::find(name)?, Dataset::find(&case.parameter)?),
+            },
         };
         let mut open = Open {
             target,
