@@ -138,18 +138,18 @@ impl Shape {
 
 /// Entry indices in dispatch order, as (ledger, entry).
 #[derive(Debug, Clone, Copy)]
-pub struct Keys {
+struct Keys {
     per_ledger: u64,
 }
 
 impl Keys {
-    pub fn of(dataset: &Dataset) -> Self {
+    fn of(dataset: &Dataset) -> Self {
         Self {
             per_ledger: (dataset.entries / dataset.ledgers).max(1),
         }
     }
 
-    pub fn key(&self, i: u64) -> (u64, u64) {
+    fn key(&self, i: u64) -> (u64, u64) {
         (i / self.per_ledger, i % self.per_ledger)
     }
 }
@@ -195,7 +195,7 @@ impl<S: SharedPendingAcks> Cycle<S> {
     }
 
     /// Cycles `ops` entries with `window` open around them; their wall time.
-    pub fn cycle(&mut self, ops: u64, window: &mut dyn Window) -> Duration {
+    fn cycle(&mut self, ops: u64, window: &mut dyn Window) -> Duration {
         let shape = self.shape;
         let (front, back) = (self.front, self.back);
         let progress = Progress {

@@ -1,6 +1,6 @@
 //! Every design's shared form (`PendingAcks::Shared`) against the contract of
-//! `SharedPendingAcks`: the same model-based property test as the single-threaded suite, run
-//! through the shared methods; a multi-thread stress test whose recorded history is checked
+//! `SharedPendingAcks`: a model-based property test like the single-threaded suite's, run
+//! through the shared methods against the same kind of oracle; a multi-thread stress test whose recorded history is checked
 //! against what the contract promises; and cleanup callbacks that call back into the map.
 
 use std::collections::BTreeMap;
