@@ -1,6 +1,5 @@
 //! dedup-lab's description: what the measurement binaries and the driver run, and the report.
 
-use std::cell::RefCell;
 use std::time::Duration;
 
 use labkit::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Timing, Window, resolve};
@@ -206,15 +205,7 @@ struct Admission<D: SequenceDedup> {
 
 impl<D: SequenceDedup> Runner for Admission<D> {
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        let window = RefCell::new(window);
-        run_window(
-            &self.dedup,
-            &mut self.workers,
-            warm_up,
-            ops,
-            || window.borrow_mut().open(),
-            || window.borrow_mut().close(),
-        )
+        run_window(&self.dedup, &mut self.workers, warm_up, ops, window)
     }
 }
 

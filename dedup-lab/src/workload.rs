@@ -5,7 +5,10 @@
 //! every implementation sees exactly the same input.
 
 use std::sync::Barrier;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use labkit::lab::Window;
+use labkit::threads::{Gate, TimedThread, timed_threads};
 
 use crate::{DupStatus, SequenceBatch, SequenceDedup};
 
@@ -179,54 +182,32 @@ impl<D: SequenceDedup> Worker<D> {
     }
 }
 
-/// Runs `warm_up_ops` then `ops` calls on every worker, on the same threads, and returns the wall
-/// time of the measured window only. All workers warm up together (so per-thread lazy state, such
-/// as papaya's reclamation slot or a lock's parking data, is created under the same contention
-/// before the window opens); `on_open` runs once all are ready, the clock runs from the start
-/// barrier until the last worker is done, then `on_close` runs. A single worker runs on the
-/// calling thread, with no thread or barrier at all.
+/// Runs `warm_up_ops` then `ops` calls on every worker, on the same threads, with `window` open
+/// around the measured ones only; returns their wall time ([`timed_threads`]). All workers warm
+/// up together, so per-thread lazy state (papaya's reclamation slot, a lock's parking data) is
+/// created under the same contention before the window opens. A single worker runs on the calling
+/// thread.
 pub fn run_window<D: SequenceDedup>(
     dedup: &D,
     workers: &mut [Worker<D>],
     warm_up_ops: u64,
     ops: u64,
-    on_open: impl FnOnce(),
-    on_close: impl FnOnce(),
+    window: &mut dyn Window,
 ) -> Duration {
-    if let [worker] = workers {
-        std::hint::black_box(worker.run(dedup, warm_up_ops));
-        on_open();
-        let start = Instant::now();
-        std::hint::black_box(worker.run(dedup, ops));
-        let elapsed = start.elapsed();
-        on_close();
-        return elapsed;
-    }
     let warm_up = Barrier::new(workers.len());
-    let ready = Barrier::new(workers.len() + 1);
-    let start = Barrier::new(workers.len() + 1);
-    let done = Barrier::new(workers.len() + 1);
-    std::thread::scope(|scope| {
-        for worker in workers.iter_mut() {
-            let (warm_up, ready, start, done) = (&warm_up, &ready, &start, &done);
-            scope.spawn(move || {
+    let threads = workers
+        .iter_mut()
+        .map(|worker| {
+            let warm_up = &warm_up;
+            Box::new(move |gate: &Gate<'_>| {
                 warm_up.wait();
                 std::hint::black_box(worker.run(dedup, warm_up_ops));
-                ready.wait();
-                start.wait();
+                gate.pass();
                 std::hint::black_box(worker.run(dedup, ops));
-                done.wait();
-            });
-        }
-        ready.wait();
-        on_open();
-        start.wait();
-        let begin = Instant::now();
-        done.wait();
-        let elapsed = begin.elapsed();
-        on_close();
-        elapsed
-    })
+            }) as TimedThread<'_>
+        })
+        .collect();
+    timed_threads(window, threads)
 }
 
 #[cfg(test)]
@@ -275,7 +256,7 @@ mod tests {
         let dedup = TopicMutex::default();
         let shape = Shape::Shared { threads: 4 };
         let mut workers = shape.prepare(&dedup);
-        run_window(&dedup, &mut workers, 10, 1000, || {}, || {});
+        run_window(&dedup, &mut workers, 10, 1000, &mut ());
         // 10 warm-up ids, then 1000 more on each thread: the same ids on every thread.
         assert_eq!(dedup.highest_pushed("producer-0"), Some(1010));
     }

@@ -7,11 +7,28 @@
 
 use dedup_lab::workload::{SHAPES, Shape, run_window};
 use dedup_lab::{ImplementationVisitor, SequenceDedup, for_each_implementation};
+use labkit::lab::Window;
 
 #[global_allocator]
 static ALLOC: dhat::Alloc = dhat::Alloc;
 
 const OPS: u64 = 2_000;
+
+/// dhat's block count when the measured window opened and closed.
+#[derive(Default)]
+struct BlocksInWindow {
+    before: Option<u64>,
+    after: Option<u64>,
+}
+
+impl Window for BlocksInWindow {
+    fn open(&mut self) {
+        self.before = Some(dhat::HeapStats::get().total_blocks);
+    }
+    fn close(&mut self) {
+        self.after = Some(dhat::HeapStats::get().total_blocks);
+    }
+}
 
 struct SteadyState {
     shape: Shape,
@@ -21,17 +38,9 @@ impl ImplementationVisitor for SteadyState {
     fn visit<D: SequenceDedup>(&mut self) {
         let dedup = D::default();
         let mut workers = self.shape.prepare(&dedup);
-        let mut before = None;
-        let mut after = None;
-        run_window(
-            &dedup,
-            &mut workers,
-            OPS,
-            OPS,
-            || before = Some(dhat::HeapStats::get().total_blocks),
-            || after = Some(dhat::HeapStats::get().total_blocks),
-        );
-        let blocks = after.unwrap() - before.unwrap();
+        let mut blocks = BlocksInWindow::default();
+        run_window(&dedup, &mut workers, OPS, OPS, &mut blocks);
+        let blocks = blocks.after.unwrap() - blocks.before.unwrap();
         let what = format!("{} / {}", D::NAME, self.shape.name());
         if D::ZERO_ALLOC_STEADY_STATE {
             let per_thread_state = if workers.len() == 1 {

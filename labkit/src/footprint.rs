@@ -1,7 +1,7 @@
 //! Retained heap footprint: the live-bytes delta across building a structure, measured with the
 //! counting allocator, the Rust analogue of JOL's `GraphLayout.totalSize()`.
 
-use crate::alloc::{AllocSnapshot, installed};
+use crate::alloc::{AllocDelta, AllocSnapshot, installed};
 use crate::record::{BenchId, Metric, Record};
 
 /// Heap retained by a structure.
@@ -14,6 +14,14 @@ pub struct Retained {
 }
 
 impl Retained {
+    /// The live heap gained across `delta` (none if it shrank).
+    pub fn of(delta: &AllocDelta) -> Self {
+        Self {
+            bytes: delta.live_bytes.max(0) as u64,
+            usable_bytes: delta.live_usable_bytes.max(0) as u64,
+        }
+    }
+
     /// The two records of a footprint measurement: requested and usable bytes.
     pub fn records(&self, id: BenchId) -> [Record; 2] {
         [
@@ -52,12 +60,6 @@ pub fn retained_by<T>(build: impl FnOnce() -> T) -> Result<(T, Retained), Footpr
     }
     let before = AllocSnapshot::now();
     let value = build();
-    let delta = before.delta_to(&AllocSnapshot::now());
-    Ok((
-        value,
-        Retained {
-            bytes: delta.live_bytes.max(0) as u64,
-            usable_bytes: delta.live_usable_bytes.max(0) as u64,
-        },
-    ))
+    let retained = Retained::of(&before.delta_to(&AllocSnapshot::now()));
+    Ok((value, retained))
 }

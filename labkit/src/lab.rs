@@ -95,6 +95,9 @@ pub struct Experiment {
     /// peak resident set and CPU time per operation. Meaningful for runs that own their threads
     /// or a server, not for a structure probed by one thread.
     pub process_costs: bool,
+    /// Whether the allocation run also records the heap its runner holds after the measured
+    /// operations, as retained bytes: a steady structure's footprint at the end of a run.
+    pub footprint_at_end: bool,
 }
 
 /// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
@@ -128,6 +131,7 @@ impl Experiment {
             latency: LatencyRecording::Off,
             throughput: false,
             process_costs: false,
+            footprint_at_end: false,
         }
     }
 

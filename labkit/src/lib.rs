@@ -10,6 +10,7 @@
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
 //! - [`latency`]: per-operation latencies in HdrHistograms, percentiles, the timer's own cost.
 //! - [`process`]: the whole process's CPU time and peak resident set.
+//! - [`threads`]: a measured window over several threads (prepare, open, run, close).
 //! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
@@ -36,4 +37,5 @@ pub mod record;
 pub mod report;
 pub mod sampling;
 pub mod table;
+pub mod threads;
 pub mod verdicts;

@@ -68,6 +68,7 @@ fn allocation_records(
     case: &BenchCase,
     budget: u64,
 ) -> Result<Vec<Record>, String> {
+    let before_open = AllocSnapshot::now();
     let mut runner = lab.open(implementation, case)?;
     let mut window = Profile {
         process_costs: experiment.process_costs,
@@ -86,11 +87,7 @@ fn allocation_records(
     let delta = opened.delta_to(&closed);
     let id = case.id(implementation);
     if experiment.kind == Kind::Retained {
-        let retained = Retained {
-            bytes: delta.live_bytes.max(0) as u64,
-            usable_bytes: delta.live_usable_bytes.max(0) as u64,
-        };
-        return Ok(retained.records(id).to_vec());
+        return Ok(Retained::of(&delta).records(id).to_vec());
     }
     let calls = (ops * parameter.threads as u64) as f64;
     let mut records = vec![
@@ -119,6 +116,10 @@ fn allocation_records(
         if let Some(rss) = rss {
             records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
         }
+    }
+    if experiment.footprint_at_end {
+        let held = Retained::of(&before_open.delta_to(&AllocSnapshot::now()));
+        records.extend(held.records(id));
     }
     Ok(records)
 }
@@ -218,7 +219,6 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
         .open(implementation, &case)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
     runner.run(experiment.window_warm_up.max(ops), ops, &mut ());
-    drop(runner);
     drop(profiler);
     eprintln!("wrote {} (open it in DHAT's dh_view.html)", out.display());
 }

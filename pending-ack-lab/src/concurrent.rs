@@ -10,17 +10,17 @@
 //! removal); owner probes (one per cycled entry) and cleanups run beside them, counted as the
 //! lab's events.
 
-use std::sync::Barrier;
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use labkit::lab::{Runner, Window};
-use labkit::latency::{LatencyRecorder, LatencySink};
+use labkit::latency::LatencyRecorder;
 use labkit::record::EventName;
+use labkit::threads::{Gate, TimedThread, timed_threads};
 
-use crate::shared::SharedPendingAcks;
+use crate::shared::{Mutexed, SharedPendingAcks};
 use crate::workload::{Dataset, seed_value};
-use crate::{Mark, PendingAck};
+use crate::{Mark, PendingAck, PendingAcks};
 
 /// Owner probes made during a run.
 pub const PROBES: EventName = EventName::new("owner-probes");
@@ -52,6 +52,17 @@ pub struct Shape {
     pub cleaner: bool,
     /// Whose operations the extra latency sample times.
     pub timed: Timed,
+    /// Which shared form of each design the shape runs.
+    pub lock: Lock,
+}
+
+/// The shared form a shape runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    /// The design's own ([`crate::PendingAcks::Shared`]).
+    Design,
+    /// The single-threaded map behind one mutex ([`crate::shared::Mutexed`]).
+    MapMutex,
 }
 
 /// The operations a shape's latency histogram holds.
@@ -63,7 +74,7 @@ pub enum Timed {
     Adds,
 }
 
-pub const SHAPES: [Shape; 5] = [
+pub const SHAPES: [Shape; 7] = [
     Shape {
         name: "shared-dispatch-and-ack",
         description: "one dispatcher adding while one acker removes (one entry's add and ack)",
@@ -72,6 +83,7 @@ pub const SHAPES: [Shape; 5] = [
         prober: false,
         cleaner: false,
         timed: Timed::Acks,
+        lock: Lock::Design,
     },
     Shape {
         name: "shared-ackers-and-probe",
@@ -81,6 +93,7 @@ pub const SHAPES: [Shape; 5] = [
         prober: true,
         cleaner: false,
         timed: Timed::Acks,
+        lock: Lock::Design,
     },
     Shape {
         name: "shared-acks-and-cleanup",
@@ -90,6 +103,7 @@ pub const SHAPES: [Shape; 5] = [
         prober: false,
         cleaner: true,
         timed: Timed::Acks,
+        lock: Lock::Design,
     },
     Shape {
         name: "shared-burst-acks",
@@ -99,6 +113,7 @@ pub const SHAPES: [Shape; 5] = [
         prober: false,
         cleaner: false,
         timed: Timed::Acks,
+        lock: Lock::Design,
     },
     Shape {
         name: "shared-dispatch-latency",
@@ -108,6 +123,27 @@ pub const SHAPES: [Shape; 5] = [
         prober: false,
         cleaner: false,
         timed: Timed::Adds,
+        lock: Lock::Design,
+    },
+    Shape {
+        name: "mutex-dispatch-and-ack",
+        description: "`shared-dispatch-and-ack` with every design's map behind one mutex",
+        ackers: 1,
+        burst: 1,
+        prober: false,
+        cleaner: false,
+        timed: Timed::Acks,
+        lock: Lock::MapMutex,
+    },
+    Shape {
+        name: "mutex-ackers-and-probe",
+        description: "`shared-ackers-and-probe` with every design's map behind one mutex",
+        ackers: 3,
+        burst: 1,
+        prober: true,
+        cleaner: false,
+        timed: Timed::Acks,
+        lock: Lock::MapMutex,
     },
 ];
 
@@ -206,61 +242,55 @@ impl<S: SharedPendingAcks> Cycle<S> {
             cleaned: AtomicU64::new(0),
         };
         let sink = window.latencies();
-        let threads = shape.threads();
-        let ready = Barrier::new(threads + 1);
-        let start = Barrier::new(threads + 1);
-        let done = Barrier::new(threads + 1);
-        let elapsed = std::thread::scope(|scope| {
-            let run = |role: Role| {
-                let (map, keys, progress) = (&self.map, self.keys, &progress);
-                let (ready, start, done, sink) = (&ready, &start, &done, sink.clone());
+        let (map, keys, progress) = (&self.map, self.keys, &progress);
+        let mut roles = vec![Role::Dispatcher {
+            from: back,
+            to: back + ops,
+        }];
+        roles.extend((0..shape.ackers).map(|acker| Role::Acker {
+            acker,
+            from: front,
+            to: front + ops,
+        }));
+        if shape.prober {
+            roles.push(Role::Prober {
+                window: back - front,
+                probes: ops,
+            });
+        }
+        if shape.cleaner {
+            roles.push(Role::Cleaner);
+        }
+        let threads = roles
+            .into_iter()
+            .map(|role| {
                 let timed = match role {
                     Role::Dispatcher { .. } => shape.timed == Timed::Adds,
                     Role::Acker { .. } => shape.timed == Timed::Acks,
                     Role::Prober { .. } | Role::Cleaner => false,
                 };
-                scope.spawn(move || {
-                    let mut recorder = sink.as_ref().filter(|_| timed).map(LatencySink::recorder);
-                    ready.wait();
-                    start.wait();
+                let sink = sink.clone().filter(|_| timed);
+                Box::new(move |gate: &Gate<'_>| {
+                    let mut recorder = sink.as_ref().map(|s| s.recorder());
+                    gate.pass();
                     role.run(map, keys, shape, progress, recorder.as_mut());
-                    done.wait();
-                });
-            };
-            run(Role::Dispatcher {
-                from: back,
-                to: back + ops,
-            });
-            for acker in 0..shape.ackers {
-                run(Role::Acker {
-                    acker,
-                    from: front,
-                    to: front + ops,
-                });
-            }
-            if shape.prober {
-                run(Role::Prober {
-                    window: back - front,
-                    probes: ops,
-                });
-            }
-            if shape.cleaner {
-                run(Role::Cleaner);
-            }
-            ready.wait();
-            window.open();
-            start.wait();
-            let began = Instant::now();
-            done.wait();
-            let elapsed = began.elapsed();
-            window.close();
-            elapsed
-        });
+                }) as TimedThread<'_>
+            })
+            .collect();
+        let elapsed = timed_threads(window, threads);
         window.count(PROBES, progress.probes.load(Ordering::Relaxed));
         window.count(CLEANED, progress.cleaned.load(Ordering::Relaxed));
         self.front += ops;
         self.back += ops;
         elapsed
+    }
+}
+
+/// `M`'s shared form the shape runs, holding `dataset`, as a runner.
+pub fn open<M: PendingAcks>(shape: Shape, dataset: &Dataset) -> Box<dyn Runner> {
+    match shape.lock {
+        Lock::Design => Box::new(Cycle::<M::Shared>::prepare(shape, dataset)),
+        Lock::MapMutex => Box::new(Cycle::<Mutexed<M>>::prepare(shape, dataset)),
     }
 }
 
@@ -410,7 +440,6 @@ fn ack<S: SharedPendingAcks>(map: &S, keys: &[(u64, u64)], recorder: Option<&mut
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::PendingAcks;
     use crate::implementations::nested_tree::NestedTree;
     use crate::implementations::striped_window::StripedWindow;
 
@@ -426,15 +455,15 @@ mod tests {
         }
     }
 
-    fn cycles_keep_the_dataset_s_size<M: PendingAcks>() {
+    fn cycles_keep_the_dataset_s_size<S: SharedPendingAcks>() {
         let dataset = Dataset::find("1k-in-5").unwrap();
         for shape in SHAPES {
-            let mut cycle = Cycle::<M::Shared>::prepare(shape, &dataset);
+            let mut cycle = Cycle::<S>::prepare(shape, &dataset);
             let mut counts = Counts::default();
             cycle.run(100, 3_000, &mut counts);
             // Every entry dispatched in the runs was acked or cleaned up, the holes included: the
             // cleanup's last pass runs after the ackers are through.
-            assert_eq!(cycle.map.len(), 1_000, "{} {}", M::NAME, shape.name);
+            assert_eq!(cycle.map.len(), 1_000, "{}", shape.name);
             let counted = |event| counts.0.iter().find(|(e, _)| *e == event).unwrap().1;
             assert_eq!(counted(PROBES) > 0, shape.prober, "{}", shape.name);
             if shape.cleaner {
@@ -448,8 +477,9 @@ mod tests {
 
     #[test]
     fn cycles_keep_the_dataset_s_size_under_every_shape() {
-        cycles_keep_the_dataset_s_size::<NestedTree>();
-        cycles_keep_the_dataset_s_size::<StripedWindow>();
+        cycles_keep_the_dataset_s_size::<<NestedTree as PendingAcks>::Shared>();
+        cycles_keep_the_dataset_s_size::<Mutexed<NestedTree>>();
+        cycles_keep_the_dataset_s_size::<<StripedWindow as PendingAcks>::Shared>();
     }
 
     #[test]
@@ -458,6 +488,6 @@ mod tests {
         assert_eq!(keys.key(0), (0, 0));
         assert_eq!(keys.key(2_499), (0, 2_499));
         assert_eq!(keys.key(2_500), (1, 0));
-        assert_eq!(SHAPES.map(|s| s.threads()), [2, 5, 3, 2, 2]);
+        assert_eq!(SHAPES.map(|s| s.threads()), [2, 5, 3, 2, 2, 2, 5]);
     }
 }

@@ -21,7 +21,7 @@ use labkit::report::{
 use labkit::table::{Align, Table, format_bytes, format_change, format_number};
 use serde::Deserialize;
 
-use crate::concurrent::{Cycle, SHAPE_DATASETS, SHAPES, Shape, Timed};
+use crate::concurrent::{Lock, SHAPE_DATASETS, SHAPES, Shape, Timed};
 use crate::workload::{
     COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES, RetainedCase, Workload,
 };
@@ -55,6 +55,7 @@ fn shape_experiment(shape: &Shape) -> Described {
     Described {
         latency: LatencyRecording::ExtraSample,
         throughput: true,
+        footprint_at_end: true,
         ..Described::new(shape.name, shape.description, Kind::Steady, parameters)
     }
 }
@@ -204,9 +205,7 @@ impl ImplementationVisitor for Open {
                     consumed: false,
                 })
             }
-            Target::Shared(shape, dataset) => {
-                Box::new(Cycle::<M::Shared>::prepare(shape, &dataset))
-            }
+            Target::Shared(shape, dataset) => crate::concurrent::open::<M>(shape, &dataset),
             Target::Footprint(dataset) => Box::new(Built::<M> {
                 build: Box::new(move || dataset.populate()),
                 built: None,
@@ -305,7 +304,8 @@ struct Targets {
 
 /// Every single-thread steady experiment, in a target's `experiment`.
 const EVERY_STEADY: &str = "*steady";
-/// Every concurrent shape whose latencies are those of acks, in a target's `experiment`.
+/// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
+/// a target's `experiment`.
 const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
 
 #[derive(Deserialize)]
@@ -345,7 +345,9 @@ impl TargetSpec {
         let shape = Shape::find(experiment.name);
         match self.experiment.as_str() {
             EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
-            EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks),
+            EVERY_ACK_SHAPE => {
+                shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design)
+            }
             name => experiment.name == name,
         }
     }
@@ -667,11 +669,12 @@ fn render(set: &ResultSet) -> Result<String, String> {
         let e = described(shape.name);
         let rows = Row::all(&e, cores);
         concurrent.push_str(&format!(
-            "### `{}`\n\n{} threads: {}.\n\n{}\n",
+            "### `{}`\n\n{} threads: {}.\n\n{}\nHeap held at the end\n\n{}\n",
             e.name,
             shape.threads(),
             e.description,
-            table(set, Metric::OpsPerSec, &rows)
+            table(set, Metric::OpsPerSec, &rows),
+            table(set, Metric::RetainedBytes, &rows)
         ));
         for row in &rows {
             concurrent.push_str(&format!(

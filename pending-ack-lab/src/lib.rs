@@ -19,7 +19,7 @@ pub use value::{Mark, PendingAck, PendingAckError};
 ///
 /// Single-threaded (`&mut self` for writes), so the single-thread tables measure the data
 /// structure alone; [`PendingAcks::Shared`] is the same design as the broker's threads share it.
-pub trait PendingAcks: Default + 'static {
+pub trait PendingAcks: Default + Send + Sync + 'static {
     /// The implementation's name in tables and on the command line.
     const NAME: &'static str;
 

@@ -4,9 +4,11 @@
 //! (`removeAllUpTo`) runs beside all of them.
 //!
 //! Every design has a shared form ([`PendingAcks::Shared`]): Pulsar's — the map behind one
-//! reader/writer lock, [`RwLocked`] — unless the design brings its own.
+//! reader/writer lock, [`RwLocked`] — unless the design brings its own. Every design can also run
+//! behind one mutex ([`Mutexed`]), the map-wide lock at its simplest.
 
-use std::sync::{PoisonError, RwLock, RwLockReadGuard, RwLockWriteGuard};
+use std::ops::{Deref, DerefMut};
+use std::sync::{Mutex, PoisonError, RwLock};
 
 use crate::{Mark, PendingAck, PendingAcks};
 
@@ -66,33 +68,65 @@ pub trait SharedPendingAcks: Default + Send + Sync + 'static {
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck));
 }
 
-/// A single-threaded map behind one `std::sync::RwLock`, as Pulsar guards its `PendingAcksMap`:
-/// writes take the write lock, probes the read lock. std's lock rather than `parking_lot`'s:
-/// since Rust 1.62 it is a futex lock of the same design (a word of state, writers preferred
-/// over new readers so they cannot starve), with no dependency and no choice between
-/// fairness modes to explain.
-#[derive(Default)]
-pub struct RwLocked<M>(RwLock<M>);
+/// A single-threaded map behind one map-wide lock: `std::sync::RwLock` or `std::sync::Mutex`.
+pub trait MapLock: Default + Send + Sync + 'static {
+    type Map: PendingAcks;
+    /// Access for probes (`contains`, `len`): shared under a reader/writer lock.
+    fn read(&self) -> impl Deref<Target = Self::Map>;
+    /// Access for changes.
+    fn write(&self) -> impl DerefMut<Target = Self::Map>;
+    fn get_mut(&mut self) -> &mut Self::Map;
+}
 
-impl<M> RwLocked<M> {
-    // A poisoned lock only means another thread panicked while holding it; no map operation
-    // panics half-way, so the map is still whole.
-    fn read(&self) -> RwLockReadGuard<'_, M> {
-        self.0.read().unwrap_or_else(PoisonError::into_inner)
+// A poisoned lock only means another thread panicked while holding it; no map operation panics
+// half-way, so the map is still whole.
+impl<M: PendingAcks> MapLock for RwLock<M> {
+    type Map = M;
+    fn read(&self) -> impl Deref<Target = M> {
+        RwLock::read(self).unwrap_or_else(PoisonError::into_inner)
     }
-
-    fn write(&self) -> RwLockWriteGuard<'_, M> {
-        self.0.write().unwrap_or_else(PoisonError::into_inner)
+    fn write(&self) -> impl DerefMut<Target = M> {
+        RwLock::write(self).unwrap_or_else(PoisonError::into_inner)
+    }
+    fn get_mut(&mut self) -> &mut M {
+        RwLock::get_mut(self).unwrap_or_else(PoisonError::into_inner)
     }
 }
 
-impl<M: PendingAcks + Send + Sync> SharedPendingAcks for RwLocked<M> {
+impl<M: PendingAcks> MapLock for Mutex<M> {
+    type Map = M;
+    fn read(&self) -> impl Deref<Target = M> {
+        self.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+    fn write(&self) -> impl DerefMut<Target = M> {
+        self.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+    fn get_mut(&mut self) -> &mut M {
+        Mutex::get_mut(self).unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
+/// A single-threaded map behind one map-wide lock `L`.
+#[derive(Default)]
+pub struct Locked<L>(L);
+
+/// The map behind one `std::sync::RwLock`, as Pulsar guards its `PendingAcksMap`: writes take
+/// the write lock, probes the read lock. std's lock rather than `parking_lot`'s: since Rust 1.62
+/// it is a futex lock of the same design (a word of state, writers preferred over new readers so
+/// they cannot starve), with no dependency and no choice between fairness modes to explain.
+pub type RwLocked<M> = Locked<RwLock<M>>;
+
+/// The map behind one `std::sync::Mutex` (a futex word too): probes wait for writers and each
+/// other, but every acquisition is one atomic exchange, with no reader count to keep.
+pub type Mutexed<M> = Locked<Mutex<M>>;
+
+impl<L: MapLock> SharedPendingAcks for Locked<L> {
     fn add(&self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
-        self.write().add_or_replace(ledger, entry, ack)
+        self.0.write().add_or_replace(ledger, entry, ack)
     }
 
     fn remove(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
-        self.write().remove(ledger, entry)
+        self.0.write().remove(ledger, entry)
     }
 
     /// One write lock per [`BATCH_CHUNK`] keys, callbacks after it is released.
@@ -100,7 +134,7 @@ impl<M: PendingAcks + Send + Sync> SharedPendingAcks for RwLocked<M> {
         for chunk in keys.chunks(BATCH_CHUNK) {
             let mut removed = [None; BATCH_CHUNK];
             {
-                let mut map = self.write();
+                let mut map = self.0.write();
                 for (slot, &(ledger, entry)) in removed.iter_mut().zip(chunk) {
                     *slot = map.remove(ledger, entry).map(|ack| (ledger, entry, ack));
                 }
@@ -112,12 +146,13 @@ impl<M: PendingAcks + Send + Sync> SharedPendingAcks for RwLocked<M> {
     }
 
     fn contains(&self, ledger: u64, entry: u64) -> bool {
-        self.read().contains(ledger, entry)
+        self.0.read().contains(ledger, entry)
     }
 
     fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
         let mut removed = Vec::new();
-        self.write()
+        self.0
+            .write()
             .remove_all_up_to(mark, &mut |l, e, ack| removed.push((l, e, ack)));
         for (ledger, entry, ack) in removed {
             on_removed(ledger, entry, ack);
@@ -125,13 +160,10 @@ impl<M: PendingAcks + Send + Sync> SharedPendingAcks for RwLocked<M> {
     }
 
     fn len(&self) -> usize {
-        self.read().len()
+        self.0.read().len()
     }
 
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        self.0
-            .get_mut()
-            .unwrap_or_else(PoisonError::into_inner)
-            .drain(visit);
+        self.0.get_mut().drain(visit);
     }
 }

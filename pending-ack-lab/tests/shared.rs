@@ -1,4 +1,4 @@
-//! Every design's shared form (`PendingAcks::Shared`) against the contract of
+//! Every design's shared forms (`PendingAcks::Shared`, and the map behind a mutex) against the contract of
 //! `SharedPendingAcks`: a model-based property test like the single-threaded suite's, run
 //! through the shared methods against the same kind of oracle; a multi-thread stress test whose recorded history is checked
 //! against what the contract promises; and cleanup callbacks that call back into the map.
@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::SeqCst};
 
-use pending_ack_lab::shared::SharedPendingAcks;
+use pending_ack_lab::shared::{Mutexed, SharedPendingAcks};
 use pending_ack_lab::workload::seed_value;
 use pending_ack_lab::{
     ImplementationVisitor, Mark, PendingAck, PendingAcks, for_each_implementation,
@@ -16,14 +16,17 @@ use proptest::prelude::*;
 
 /// Something to run on one design's shared form.
 trait SharedCheck {
-    fn check<S: SharedPendingAcks>(&mut self, name: &'static str);
+    fn check<S: SharedPendingAcks>(&mut self, name: &str);
 }
 
+/// Every design's own shared form, and the design behind one mutex (the `mutex-*` shapes).
 fn each_shared(check: &mut impl SharedCheck) {
     struct Visit<'a, C>(&'a mut C);
     impl<C: SharedCheck> ImplementationVisitor for Visit<'_, C> {
         fn visit<M: PendingAcks>(&mut self) {
             self.0.check::<M::Shared>(M::NAME);
+            self.0
+                .check::<Mutexed<M>>(&format!("{} behind a mutex", M::NAME));
         }
     }
     for_each_implementation(&mut Visit(check));
@@ -64,7 +67,7 @@ type Visited = Vec<(u64, u64, PendingAck)>;
 struct Model(Vec<Op>);
 
 impl SharedCheck for Model {
-    fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+    fn check<S: SharedPendingAcks>(&mut self, name: &str) {
         let mut map = S::default();
         let mut oracle: BTreeMap<(u64, u64), PendingAck> = BTreeMap::new();
         for op in &self.0 {
@@ -140,7 +143,7 @@ proptest! {
 fn cleanup_callbacks_may_call_back_into_the_map() {
     struct Reenter;
     impl SharedCheck for Reenter {
-        fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+        fn check<S: SharedPendingAcks>(&mut self, name: &str) {
             let map = S::default();
             for e in 0..100 {
                 map.add(1, e, seed_value(e));
@@ -193,7 +196,7 @@ enum Remover {
 fn a_recorded_multi_thread_history_keeps_the_contract() {
     struct Stress;
     impl SharedCheck for Stress {
-        fn check<S: SharedPendingAcks>(&mut self, name: &'static str) {
+        fn check<S: SharedPendingAcks>(&mut self, name: &str) {
             let mut map = S::default();
             let dispatched = AtomicU64::new(0);
             let acked = [AtomicU64::new(0), AtomicU64::new(0)];

@@ -1,0 +1,155 @@
+//! A measured window over several threads, for runners of multi-thread shapes: every thread does
+//! its untimed preparation, the window opens once all are ready, and the clock runs from their
+//! common start until the last one is done.
+
+use std::cell::RefCell;
+use std::sync::Barrier;
+use std::time::{Duration, Instant};
+
+use crate::lab::Window;
+
+/// One thread of [`timed_threads`]: what it runs, given its [`Gate`].
+pub type TimedThread<'env> = Box<dyn FnOnce(&Gate<'_>) + Send + 'env>;
+
+/// Where a thread of [`timed_threads`] waits for the measured window: what it does before
+/// passing is untimed preparation, what follows is measured.
+pub struct Gate<'a> {
+    pass: RefCell<Option<Box<dyn FnOnce() + 'a>>>,
+}
+
+impl<'a> Gate<'a> {
+    fn new(pass: impl FnOnce() + 'a) -> Self {
+        Self {
+            pass: RefCell::new(Some(Box::new(pass))),
+        }
+    }
+
+    /// Waits until every thread is ready and the window is open. Passing again does nothing; a
+    /// thread that never passes passes when it returns.
+    pub fn pass(&self) {
+        let pass = self.pass.borrow_mut().take();
+        if let Some(pass) = pass {
+            pass();
+        }
+    }
+}
+
+/// Runs each of `threads` on a scoped thread of its own, opens `window` once every one has
+/// reached its gate, starts the clock as they are released, stops it when the last one has
+/// returned, then closes `window`. Returns the measured wall time. A single thread runs on the
+/// calling thread, with no spawn or barrier (its stack is the one the pass placed).
+pub fn timed_threads(window: &mut dyn Window, threads: Vec<TimedThread<'_>>) -> Duration {
+    if threads.len() == 1 {
+        let thread = threads.into_iter().next().expect("one thread");
+        let began = std::cell::Cell::new(None);
+        {
+            let gate = Gate::new(|| {
+                window.open();
+                began.set(Some(Instant::now()));
+            });
+            thread(&gate);
+            gate.pass();
+        }
+        let elapsed = began.get().map_or(Duration::ZERO, |b| b.elapsed());
+        window.close();
+        return elapsed;
+    }
+    let ready = Barrier::new(threads.len() + 1);
+    let start = Barrier::new(threads.len() + 1);
+    let done = Barrier::new(threads.len() + 1);
+    std::thread::scope(|scope| {
+        for thread in threads {
+            let (ready, start, done) = (&ready, &start, &done);
+            scope.spawn(move || {
+                let gate = Gate::new(|| {
+                    ready.wait();
+                    start.wait();
+                });
+                thread(&gate);
+                gate.pass();
+                done.wait();
+            });
+        }
+        ready.wait();
+        window.open();
+        start.wait();
+        let began = Instant::now();
+        done.wait();
+        let elapsed = began.elapsed();
+        window.close();
+        elapsed
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicU64, Ordering};
+
+    use super::*;
+
+    /// Records what each thread had done when the window opened and closed.
+    struct Edges<'a> {
+        done: &'a AtomicU64,
+        at_open: Option<u64>,
+        at_close: Option<u64>,
+    }
+
+    impl Window for Edges<'_> {
+        fn open(&mut self) {
+            self.at_open = Some(self.done.load(Ordering::SeqCst));
+        }
+        fn close(&mut self) {
+            self.at_close = Some(self.done.load(Ordering::SeqCst));
+        }
+    }
+
+    #[test]
+    fn the_window_holds_exactly_the_work_after_each_gate() {
+        for n in [1, 3] {
+            let done = AtomicU64::new(0);
+            let mut window = Edges {
+                done: &done,
+                at_open: None,
+                at_close: None,
+            };
+            let threads: Vec<TimedThread<'_>> = (0..n)
+                .map(|t| {
+                    let done = &done;
+                    Box::new(move |gate: &Gate<'_>| {
+                        done.fetch_add(1, Ordering::SeqCst);
+                        gate.pass();
+                        done.fetch_add(10, Ordering::SeqCst);
+                        // A thread that never passes (the last) passes on returning.
+                        if t == 0 {
+                            gate.pass();
+                        }
+                    }) as TimedThread<'_>
+                })
+                .collect();
+            timed_threads(&mut window, threads);
+            assert_eq!(window.at_open, Some(n), "{n} threads: all prepared");
+            assert_eq!(window.at_close, Some(11 * n), "{n} threads: all done");
+        }
+    }
+
+    #[test]
+    fn a_thread_that_never_passes_its_gate_does_not_hang_the_others() {
+        let done = AtomicU64::new(0);
+        let mut window = Edges {
+            done: &done,
+            at_open: None,
+            at_close: None,
+        };
+        let threads: Vec<TimedThread<'_>> = vec![
+            Box::new(|gate: &Gate<'_>| {
+                gate.pass();
+                done.fetch_add(1, Ordering::SeqCst);
+            }),
+            Box::new(|_: &Gate<'_>| {
+                done.fetch_add(1, Ordering::SeqCst);
+            }),
+        ];
+        timed_threads(&mut window, threads);
+        assert_eq!(window.at_close, Some(2));
+    }
+}
