@@ -27,8 +27,13 @@ const WINDOW_WARM_UP: u64 = 1_000;
 
 fn shape_parameter(shape: Shape) -> Parameter {
     Parameter {
-        threads: shape.threads(),
-        ..Parameter::new(&shape.name(), &shape.description(), shape.threads() == 1)
+        counted: shape.threads() == 1,
+        ..Parameter::threaded(
+            &shape.name(),
+            &shape.description(),
+            shape.threads(),
+            shape.threads(),
+        )
     }
 }
 

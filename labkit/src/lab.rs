@@ -33,8 +33,13 @@ pub struct Parameter {
     pub name: String,
     /// One line for report tables.
     pub label: String,
-    /// Threads that run operations at once (1 for single-thread work).
+    /// Threads that run at once (1 for single-thread work); more than the cores is marked
+    /// oversubscribed.
     pub threads: usize,
+    /// How many of them each run a measured run's `ops` operations: aggregate throughput, and
+    /// allocations and events per operation, count `ops × workers` operations. The other threads
+    /// assist (a churner, a prober), or all share one count of operations (`workers` 1).
+    pub workers: usize,
     /// Whether instructions are counted (callgrind) on it; only single-thread parameters qualify,
     /// because valgrind serialises threads.
     pub counted: bool,
@@ -50,8 +55,18 @@ impl Parameter {
             name: name.to_owned(),
             label: label.to_owned(),
             threads: 1,
+            workers: 1,
             counted,
             min_ops: 1,
+        }
+    }
+
+    /// A parameter on `threads` threads, `workers` of which each run the measured operations.
+    pub fn threaded(name: &str, label: &str, threads: usize, workers: usize) -> Self {
+        Self {
+            threads,
+            workers,
+            ..Self::new(name, label, false)
         }
     }
 
@@ -654,11 +669,7 @@ pub(crate) mod tests {
             vec!["base", "fast"]
         }
         fn experiments(&self) -> Vec<Experiment> {
-            let shared = Parameter {
-                threads: 4,
-                counted: false,
-                ..Parameter::new("shared-4", "4 threads", false)
-            };
+            let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
             vec![
                 Experiment::new(
                     "op",

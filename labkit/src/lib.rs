@@ -19,6 +19,7 @@
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
 //! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
 //!   to `cargo xtask compare --rev`.
+//! - [`targets`]: targets a lab states in a JSON file, checked against one run.
 //! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
 //!   SVG charts.
 
@@ -37,5 +38,6 @@ pub mod record;
 pub mod report;
 pub mod sampling;
 pub mod table;
+pub mod targets;
 pub mod threads;
 pub mod verdicts;

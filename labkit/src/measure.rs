@@ -89,7 +89,7 @@ fn allocation_records(
     if experiment.kind == Kind::Retained {
         return Ok(Retained::of(&delta).records(id).to_vec());
     }
-    let calls = (ops * parameter.threads as u64) as f64;
+    let calls = (ops * parameter.workers as u64) as f64;
     let mut records = vec![
         Record::new(
             id.clone(),
@@ -482,18 +482,18 @@ fn pass_case(
             cells[i].sample(true);
         }
     }
-    // Aggregate throughput: every thread did `ops` operations.
-    let threads = experiment.reports_throughput().then_some(parameter.threads);
+    // Aggregate throughput: every worker did `ops` operations.
+    let workers = experiment.reports_throughput().then_some(parameter.workers);
     let mut records = Vec::new();
     for cell in cells {
         let ns = median(&cell.samples);
         let id = case.id(&cell.name);
         records.push(Record::new(id.clone(), Metric::NsPerOp, ns));
-        if let Some(threads) = threads {
+        if let Some(workers) = workers {
             records.push(Record::new(
                 id.clone(),
                 Metric::OpsPerSec,
-                threads as f64 * 1e9 / ns,
+                workers as f64 * 1e9 / ns,
             ));
         }
         if experiment.latency != LatencyRecording::Off {
@@ -505,7 +505,7 @@ fn pass_case(
             elapsed,
         } = cell.events;
         for (event, n) in counts {
-            let calls = (ops * parameter.threads as u64) as f64;
+            let calls = (ops * parameter.workers as u64) as f64;
             records.push(Record::new(
                 id.clone(),
                 Metric::EventsPer100Ops(event),

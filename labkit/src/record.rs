@@ -70,10 +70,11 @@ impl From<BenchId> for String {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Metric {
-    /// Wall time per operation (per thread-operation for multi-thread shapes): the median over
+    /// Wall time per operation: a run's wall time over the operations each of its workers ran
+    /// (per worker-operation with several, as JMH's `avgt` with several threads); the median over
     /// passes of each pass's median sample.
     NsPerOp,
-    /// Operations per second summed over all threads.
+    /// Operations per second summed over the workers.
     OpsPerSec,
     /// Instructions per operation, callgrind via gungraun.
     InstructionsPerOp,

@@ -18,7 +18,8 @@ use labkit::report::{
     Report, Row, comparison_table, fill, format_metric, joined_table, latency_chart, latency_table,
     metric_chart,
 };
-use labkit::table::{Align, Table, format_bytes, format_change, format_number};
+use labkit::table::{Align, Table, format_change};
+use labkit::targets::{self, Checked, Targets};
 use serde::Deserialize;
 
 use crate::concurrent::{Lock, SHAPE_DATASETS, SHAPES, Shape, Timed};
@@ -46,10 +47,8 @@ fn shape_experiment(shape: &Shape) -> Described {
         .iter()
         .map(|name| {
             let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
-            Parameter {
-                threads: shape.threads(),
-                ..Parameter::new(name, &dataset.label(), false)
-            }
+            // The threads share one count of operations: one op is one entry's whole cycle.
+            Parameter::threaded(name, &dataset.label(), shape.threads(), 1)
         })
         .collect();
     Described {
@@ -294,63 +293,45 @@ struct SeedRow {
     unit: String,
 }
 
-/// dense-window's targets (`report/targets.json`).
-#[derive(Deserialize)]
-struct Targets {
-    implementation: String,
-    source: String,
-    targets: Vec<TargetSpec>,
-}
-
 /// Every single-thread steady experiment, in a target's `experiment`.
 const EVERY_STEADY: &str = "*steady";
 /// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
 /// a target's `experiment`.
 const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
+/// Footprint per entry, derived from `footprint` ([`per_entry`]).
+const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
 
-#[derive(Deserialize)]
-struct TargetSpec {
-    /// How the row reads; `{experiment}` and `{parameter}` are filled in.
-    what: String,
-    /// An experiment, or [`EVERY_STEADY`].
-    experiment: String,
-    /// The parameters checked, one row each; empty: all of the experiment's.
-    #[serde(default)]
-    parameters: Vec<String>,
-    /// One row per experiment: the worst of its parameters.
-    #[serde(default)]
-    worst: bool,
-    /// Divide by the dataset's entries (footprint per entry).
-    #[serde(default)]
-    per_entry: bool,
-    /// The design checked, when not the file's `implementation`.
-    #[serde(default)]
-    implementation: Option<String>,
-    /// Checked as a ratio to this design on the same id: the median of the per-pass ratios.
-    #[serde(default)]
-    versus: Option<String>,
-    metric: Metric,
-    #[serde(default)]
-    at_most: Option<f64>,
-    #[serde(default)]
-    at_least: Option<f64>,
+/// Whether a target's `experiment` selects `experiment`.
+fn selects(selector: &str, experiment: &Described) -> bool {
+    let shape = Shape::find(experiment.name);
+    match selector {
+        EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
+        EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
+        name => experiment.name == name,
+    }
 }
 
-impl TargetSpec {
-    fn met(&self, value: f64) -> bool {
-        self.at_most.is_none_or(|m| value <= m) && self.at_least.is_none_or(|m| value >= m)
+/// The experiments, with their parameters, a target's `experiment` stands for.
+fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
+    let experiments = LAB.experiments();
+    let parameters = |e: &Described| e.parameters.iter().map(|p| p.name.clone()).collect();
+    if selector == FOOTPRINT_PER_ENTRY {
+        return vec![(selector.into(), parameters(&described(FOOTPRINT)))];
     }
+    experiments
+        .iter()
+        .filter(|e| selects(selector, e))
+        .map(|e| (e.name.to_owned(), parameters(e)))
+        .collect()
+}
 
-    fn selects(&self, experiment: &Described) -> bool {
-        let shape = Shape::find(experiment.name);
-        match self.experiment.as_str() {
-            EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
-            EVERY_ACK_SHAPE => {
-                shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design)
-            }
-            name => experiment.name == name,
-        }
-    }
+/// The targets checked against `set` and its derived per-entry footprint.
+fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
+    let mut with_derived = set.clone();
+    with_derived
+        .records
+        .extend(per_entry(set, Metric::RetainedBytes).records);
+    targets::check(&with_derived, targets, target_experiments)
 }
 
 fn seed_rows() -> SeedRows {
@@ -358,12 +339,11 @@ fn seed_rows() -> SeedRows {
 }
 
 fn concurrency_target_specs() -> Targets {
-    serde_json::from_str(include_str!("../report/concurrency-targets.json"))
-        .expect("concurrency-targets.json parses")
+    Targets::parse(include_str!("../report/concurrency-targets.json")).expect("the file parses")
 }
 
 fn target_specs() -> Targets {
-    serde_json::from_str(include_str!("../report/targets.json")).expect("targets.json parses")
+    Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
 }
 
 /// Footprint divided by each dataset's entry count, as `footprint-per-entry` records.
@@ -374,7 +354,7 @@ fn per_entry(set: &ResultSet, metric: Metric) -> ResultSet {
         .filter(|r| r.id.experiment == FOOTPRINT && r.metric == metric)
         .filter_map(|r| {
             let dataset = Dataset::find(&r.id.parameter).ok()?;
-            let id = BenchId::new("footprint-per-entry", &r.id.implementation, dataset.name);
+            let id = BenchId::new(FOOTPRINT_PER_ENTRY, &r.id.implementation, dataset.name);
             Some(Record::new(id, metric, r.value / dataset.entries as f64))
         })
         .collect();
@@ -468,110 +448,6 @@ fn seed_table(set: &ResultSet, seed: &SeedRows) -> Table {
     table
 }
 
-/// One target checked against the measured value.
-struct Checked {
-    what: String,
-    measured: String,
-    met: Option<bool>,
-}
-
-fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
-    let experiments = LAB.experiments();
-    let per_entry_set = per_entry(set, Metric::RetainedBytes);
-    let mut out = Vec::new();
-    for spec in &targets.targets {
-        let (source, experiment_of) = if spec.per_entry {
-            (&per_entry_set, "footprint-per-entry")
-        } else {
-            (set, "")
-        };
-        let show = |v: f64| match (spec.metric, spec.per_entry, &spec.versus) {
-            (_, _, Some(versus)) => format!("{}× `{versus}`", format_number(v)),
-            (_, true, _) => format!("{} B/entry", format_metric(Metric::NsPerOp, v)),
-            (Metric::RetainedBytes, _, _) => format_bytes(v),
-            (m, _, _) => format!("{} {}", format_metric(m, v), m.unit()),
-        };
-        let implementation = spec
-            .implementation
-            .as_deref()
-            .unwrap_or(&targets.implementation);
-        let chosen: Vec<&Described> = experiments.iter().filter(|e| spec.selects(e)).collect();
-        for experiment in chosen {
-            let parameters: Vec<&str> = if spec.parameters.is_empty() {
-                experiment
-                    .parameters
-                    .iter()
-                    .map(|p| p.name.as_str())
-                    .collect()
-            } else {
-                spec.parameters.iter().map(String::as_str).collect()
-            };
-            // The checked value: the design's own, or its ratio to `versus`.
-            let value = |parameter: &str| {
-                let name = if spec.per_entry {
-                    experiment_of
-                } else {
-                    experiment.name
-                };
-                let find =
-                    |design: &str| source.find(&BenchId::new(name, design, parameter), spec.metric);
-                let mine = find(implementation)?;
-                match &spec.versus {
-                    Some(versus) => Some(compare(find(versus)?, mine).ratio),
-                    None => Some(mine.value),
-                }
-            };
-            let mut row = |parameter: &str, found: Option<f64>| {
-                let what = spec
-                    .what
-                    .replace("{experiment}", experiment.name)
-                    .replace("{parameter}", parameter);
-                out.push(match found {
-                    Some(v) => Checked {
-                        what,
-                        measured: show(v),
-                        met: Some(spec.met(v)),
-                    },
-                    None => Checked {
-                        what,
-                        measured: "not measured".into(),
-                        met: None,
-                    },
-                });
-            };
-            if spec.worst {
-                let worst = parameters
-                    .iter()
-                    .filter_map(|p| value(p))
-                    .max_by(f64::total_cmp);
-                row("", worst);
-            } else {
-                for parameter in parameters {
-                    row(parameter, value(parameter));
-                }
-            }
-        }
-    }
-    out
-}
-
-/// The targets of `targets` checked; the measured column is headed `measured`.
-fn targets_table(set: &ResultSet, targets: &Targets, measured: &str) -> Table {
-    let mut table = Table::new()
-        .column("Target", Align::Left)
-        .column(measured, Align::Right)
-        .column("Met?", Align::Left);
-    for t in check_targets(set, targets) {
-        let met = match t.met {
-            Some(true) => "yes",
-            Some(false) => "**no**",
-            None => "—",
-        };
-        table.row(vec![t.what, t.measured, met.into()]);
-    }
-    table
-}
-
 /// Rows where `ours` is not faster than the better of `rivals`, with the verdict.
 fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
@@ -636,7 +512,7 @@ fn per_entry_rows(cores: usize) -> Vec<Row> {
     Row::all(&described(FOOTPRINT), cores)
         .into_iter()
         .map(|row| Row {
-            experiment: "footprint-per-entry".into(),
+            experiment: FOOTPRINT_PER_ENTRY.into(),
             ..row
         })
         .collect()
@@ -756,7 +632,7 @@ fn render(set: &ResultSet) -> Result<String, String> {
             ("targets_source", targets.source.clone()),
             (
                 "targets",
-                targets_table(set, &targets, &targets.implementation).render(),
+                targets::table(check_targets(set, &targets), &targets.implementation).render(),
             ),
             ("concurrency_targets_source", concurrency.source.clone()),
             (
@@ -765,7 +641,7 @@ fn render(set: &ResultSet) -> Result<String, String> {
             ),
             (
                 "concurrency_targets",
-                targets_table(set, &concurrency, "measured").render(),
+                targets::table(check_targets(set, &concurrency), "measured").render(),
             ),
             ("not_faster", not_faster),
             ("all", joined_table(set).render()),
@@ -816,7 +692,7 @@ fn charts(set: &ResultSet) -> Vec<Chart> {
             DATASETS
                 .iter()
                 .filter_map(|d| {
-                    let id = BenchId::new("footprint-per-entry", implementation, d.name);
+                    let id = BenchId::new(FOOTPRINT_PER_ENTRY, implementation, d.name);
                     let bytes = retained_per_entry.find(&id, Metric::RetainedBytes)?.value;
                     let label = format!("{} — {bytes:.1} B/entry", d.name);
                     Some((d.entries as f64 / d.ledgers as f64, bytes, label))
@@ -902,7 +778,7 @@ mod tests {
                         .all(|n| implementations.contains(&n.as_str()))
                 );
                 assert!(
-                    LAB.experiments().iter().any(|e| spec.selects(e)),
+                    !target_experiments(&spec.experiment).is_empty(),
                     "{}",
                     spec.what
                 );

@@ -1,0 +1,236 @@
+//! Targets a lab states once, in a JSON file beside its report template, checked against one run:
+//! a metric of one design, or its ratio to another design on the same id (the median of the
+//! per-pass ratios, [`crate::compare`]), at most or at least a bound. A missed target is shown as
+//! missed, by how much in the measured column; a target with nothing measured says so.
+
+use serde::Deserialize;
+
+use crate::compare::compare;
+use crate::record::{BenchId, Metric, ResultSet};
+use crate::report::format_metric;
+use crate::table::{Align, Table, format_bytes, format_number};
+
+/// A lab's targets file.
+#[derive(Debug, Deserialize)]
+pub struct Targets {
+    /// The design the targets are about, unless a target names another.
+    pub implementation: String,
+    /// Where the targets come from, for the report's heading.
+    pub source: String,
+    pub targets: Vec<TargetSpec>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct TargetSpec {
+    /// How the row reads; `{experiment}` and `{parameter}` are filled in.
+    pub what: String,
+    /// An experiment, or a group of experiments the lab resolves (see [`check`]).
+    pub experiment: String,
+    /// The parameters checked, one row each; empty: all of the experiment's.
+    #[serde(default)]
+    pub parameters: Vec<String>,
+    /// One row per experiment: the worst (highest) of its parameters.
+    #[serde(default)]
+    pub worst: bool,
+    /// The design checked, when not the file's `implementation`.
+    #[serde(default)]
+    pub implementation: Option<String>,
+    /// Checked as a ratio to this design on the same id: the median of the per-pass ratios.
+    #[serde(default)]
+    pub versus: Option<String>,
+    pub metric: Metric,
+    /// Shown after the value instead of the metric's own unit (derived values, e.g. `B/entry`).
+    #[serde(default)]
+    pub unit: Option<String>,
+    #[serde(default)]
+    pub at_most: Option<f64>,
+    #[serde(default)]
+    pub at_least: Option<f64>,
+}
+
+impl Targets {
+    pub fn parse(json: &str) -> Result<Self, String> {
+        serde_json::from_str(json).map_err(|e| format!("targets file: {e}"))
+    }
+}
+
+impl TargetSpec {
+    fn met(&self, value: f64) -> bool {
+        self.at_most.is_none_or(|m| value <= m) && self.at_least.is_none_or(|m| value >= m)
+    }
+
+    fn show(&self, value: f64) -> String {
+        match (&self.versus, &self.unit, self.metric) {
+            (Some(versus), _, _) => format!("{}× `{versus}`", format_number(value)),
+            (None, Some(unit), _) => format!("{} {unit}", format_number(value)),
+            (None, None, Metric::RetainedBytes | Metric::RetainedUsableBytes) => {
+                format_bytes(value)
+            }
+            (None, None, m) => format!("{} {}", format_metric(m, value), m.unit()),
+        }
+    }
+}
+
+/// One target checked against the measured value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    pub what: String,
+    pub measured: String,
+    /// `None`: nothing measured.
+    pub met: Option<bool>,
+}
+
+/// Every target of `targets` checked against `set`. `experiments(name)` lists the experiments a
+/// target's `experiment` stands for (itself, or a group the lab defines), each with its
+/// parameters; records of derived experiments (values per entry, differences) belong in `set`.
+pub fn check(
+    set: &ResultSet,
+    targets: &Targets,
+    experiments: impl Fn(&str) -> Vec<(String, Vec<String>)>,
+) -> Vec<Checked> {
+    let mut out = Vec::new();
+    for spec in &targets.targets {
+        let implementation = spec
+            .implementation
+            .as_deref()
+            .unwrap_or(&targets.implementation);
+        for (experiment, all_parameters) in experiments(&spec.experiment) {
+            let parameters = if spec.parameters.is_empty() {
+                all_parameters
+            } else {
+                spec.parameters.clone()
+            };
+            // The checked value: the design's own, or its ratio to `versus`.
+            let value = |parameter: &str| {
+                let find = |design: &str| {
+                    set.find(&BenchId::new(&experiment, design, parameter), spec.metric)
+                };
+                let mine = find(implementation)?;
+                match &spec.versus {
+                    Some(versus) => Some(compare(find(versus)?, mine).ratio),
+                    None => Some(mine.value),
+                }
+            };
+            let mut row = |parameter: &str, found: Option<f64>| {
+                let what = spec
+                    .what
+                    .replace("{experiment}", &experiment)
+                    .replace("{parameter}", parameter);
+                out.push(Checked {
+                    what,
+                    measured: found.map_or_else(|| "not measured".into(), |v| spec.show(v)),
+                    met: found.map(|v| spec.met(v)),
+                });
+            };
+            if spec.worst {
+                let worst = parameters
+                    .iter()
+                    .filter_map(|p| value(p))
+                    .max_by(f64::total_cmp);
+                row("", worst);
+            } else {
+                for parameter in &parameters {
+                    row(parameter, value(parameter));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The checked targets as a table; the measured column is headed `measured`.
+pub fn table(checked: Vec<Checked>, measured: &str) -> Table {
+    let mut table = Table::new()
+        .column("Target", Align::Left)
+        .column(measured, Align::Right)
+        .column("Met?", Align::Left);
+    for t in checked {
+        let met = match t.met {
+            Some(true) => "yes",
+            Some(false) => "**no**",
+            None => "—",
+        };
+        table.row(vec![t.what, t.measured, met.into()]);
+    }
+    table
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{Record, RunMode};
+
+    fn set(records: Vec<Record>) -> ResultSet {
+        ResultSet {
+            lab: "tiny".into(),
+            mode: RunMode::Smoke,
+            environment: crate::env::Environment::fixed_for_tests(),
+            timing: None,
+            records,
+        }
+    }
+
+    fn ns(implementation: &str, parameter: &str, value: f64) -> Record {
+        Record::new(
+            BenchId::new("op", implementation, parameter),
+            Metric::NsPerOp,
+            value,
+        )
+    }
+
+    const FILE: &str = r#"{
+        "implementation": "fast",
+        "source": "a test",
+        "targets": [
+            {"what": "op `{parameter}` ≤ 10 ns", "experiment": "op", "metric": "ns-per-op", "at_most": 10},
+            {"what": "op `{parameter}` ≤ 1/2 of base", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "versus": "base", "at_most": 0.5},
+            {"what": "{experiment}: worst ≤ 10 ns", "experiment": "every", "worst": true, "metric": "ns-per-op", "at_most": 10},
+            {"what": "per entry `{parameter}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1}
+        ]
+    }"#;
+
+    #[test]
+    fn targets_are_met_missed_or_not_measured() {
+        let targets = Targets::parse(FILE).unwrap();
+        let s = set(vec![
+            ns("fast", "a", 8.0),
+            ns("fast", "b", 12.0),
+            ns("base", "a", 20.0),
+        ]);
+        let experiments = |name: &str| match name {
+            "op" | "every" => vec![(
+                "op".to_owned(),
+                vec!["a".to_owned(), "b".to_owned(), "c".to_owned()],
+            )],
+            _ => vec![],
+        };
+        let checked = check(&s, &targets, experiments);
+        let met: Vec<(&str, Option<bool>)> = checked
+            .iter()
+            .map(|c| (c.measured.as_str(), c.met))
+            .collect();
+        assert_eq!(
+            met,
+            [
+                ("8.00 ns/op", Some(true)),
+                ("12.0 ns/op", Some(false)),
+                ("not measured", None),
+                ("0.400× `base`", Some(true)),
+                ("12.0 ns/op", Some(false)),
+                ("8.00 B/entry", Some(true)),
+            ]
+        );
+        assert_eq!(checked[0].what, "op `a` ≤ 10 ns");
+        assert_eq!(checked[4].what, "op: worst ≤ 10 ns");
+        let rendered = table(checked, "fast").render();
+        assert!(
+            rendered.contains("| **no** |") && rendered.contains("| — |"),
+            "{rendered}"
+        );
+        assert!(
+            Targets::parse("{")
+                .unwrap_err()
+                .starts_with("targets file:")
+        );
+    }
+}
