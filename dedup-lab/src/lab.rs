@@ -2,10 +2,18 @@
 
 use std::time::Duration;
 
-use labkit::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Timing, Window, resolve};
-use labkit::record::{Metric, ResultSet, RunMode};
-use labkit::report::{Report, Row, comparison_table, fill, joined_table, metric_chart};
+use labkit::lab::{
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
+};
+use labkit::record::{BenchId, Metric, Record, ResultSet, RunMode};
+use labkit::report::{
+    Report, Row, comparison_table, fill, format_duration, joined_table, latency_chart,
+    latency_table, metric_chart,
+};
+use labkit::table::{Align, Table, format_count};
+use labkit::targets::{self, Targets};
 
+use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
 use crate::workload::{SHAPES, Shape, Worker, run_window};
 use crate::{ImplementationVisitor, SequenceBatch, SequenceDedup, visit_implementation};
 
@@ -16,9 +24,80 @@ pub struct DedupLab;
 
 /// Admission checks on every shape.
 const ADMISSION: &str = "admission";
+/// Admissions while producers connect, reconnect and are purged ([`Churn`]).
+const CHURN: &str = "churn";
+/// Publishing threads of the churn experiment (each with its own live producers).
+const CHURN_PUBLISHERS: [usize; 2] = [1, 2];
+/// One publisher beside inactive producers, nothing purged: the purge's reference tail.
+const BESIDE_INACTIVE: &str = "admission-beside-inactive";
+/// A purge sweep of the inactive producers beside that publisher.
+const PURGE_SWEEP: &str = "purge-sweep";
+/// The parameter of both purge experiments.
+const INACTIVE_PARAMETER: &str = "100k-inactive";
 /// Heap retained after one message from each of n producers.
 const FOOTPRINT: &str = "footprint";
-const FOOTPRINT_PRODUCERS: [usize; 3] = [1, 500, 10_000];
+/// Derived: footprint over the producers still known.
+const FOOTPRINT_PER_PRODUCER: &str = "footprint-per-producer";
+/// Derived: a purge sweep's admission p99.9 minus the reference's.
+const PURGE_ADDED_TAIL: &str = "purge-added-tail";
+
+/// State growth: `producers` producers each admit one message; all but the newest `kept` are
+/// then purged (`kept == producers`: no purge).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Growth {
+    producers: usize,
+    kept: usize,
+}
+
+const GROWTH: [Growth; 7] = [
+    Growth::all(1),
+    Growth::all(500),
+    Growth::all(10_000),
+    Growth::all(100_000),
+    Growth::all(1_000_000),
+    Growth {
+        producers: 100_000,
+        kept: 10_000,
+    },
+    Growth {
+        producers: 1_000_000,
+        kept: 10_000,
+    },
+];
+
+impl Growth {
+    const fn all(producers: usize) -> Self {
+        Self {
+            producers,
+            kept: producers,
+        }
+    }
+
+    fn name(self) -> String {
+        if self.kept == self.producers {
+            format!("{}-producers", self.producers)
+        } else {
+            format!("{}-producers-purged-to-{}", self.producers, self.kept)
+        }
+    }
+
+    fn label(self) -> String {
+        let n = format_count(self.producers as u64);
+        if self.kept == self.producers {
+            format!("{n} producers")
+        } else {
+            let kept = format_count(self.kept as u64);
+            format!("{n} producers, all but the newest {kept} then purged")
+        }
+    }
+
+    fn find(name: &str) -> Result<Self, String> {
+        GROWTH
+            .into_iter()
+            .find(|g| g.name() == name)
+            .ok_or_else(|| format!("no footprint case `{name}`"))
+    }
+}
 
 /// Untimed admissions per thread before every measured window: the threads are fresh, and their
 /// lazy per-thread state (papaya's reclamation slot, a lock's parking data) is created under the
@@ -72,18 +151,72 @@ impl Lab for DedupLab {
                 SHAPES.into_iter().map(shape_parameter).collect(),
             )
         };
+        let churn = Experiment {
+            window_warm_up: WINDOW_WARM_UP,
+            latency: LatencyRecording::ExtraSample,
+            throughput: true,
+            ..Experiment::new(
+                CHURN,
+                &format!(
+                    "one admission of a live producer's next id while, once per {} admissions, a \
+                     new producer connects, the previous one reconnects with overlap and the one \
+                     inactive for {} steps is purged",
+                    format_count(CHURN_EVERY),
+                    format_count(KEPT_INACTIVE)
+                ),
+                Kind::Steady,
+                CHURN_PUBLISHERS
+                    .iter()
+                    .map(|&n| {
+                        let publishers = if n == 1 {
+                            "1 publishing thread".to_owned()
+                        } else {
+                            format!("{n} publishing threads")
+                        };
+                        let label = format!(
+                            "{publishers} of {LIVE_PER_PUBLISHER} producers each, and the churner"
+                        );
+                        Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n)
+                    })
+                    .collect(),
+            )
+        };
+        let inactive = format!(
+            "{} inactive producers, {LIVE_PER_PUBLISHER} live ones on one publisher",
+            format_count(INACTIVE as u64)
+        );
+        let beside_inactive = Experiment {
+            window_warm_up: WINDOW_WARM_UP,
+            latency: LatencyRecording::ExtraSample,
+            ..Experiment::new(
+                BESIDE_INACTIVE,
+                "one admission of a live producer's next id beside inactive producers, nothing \
+                 purged",
+                Kind::Steady,
+                vec![Parameter::new(INACTIVE_PARAMETER, &inactive, false)],
+            )
+        };
+        let purge_sweep = Experiment {
+            window_warm_up: WINDOW_WARM_UP,
+            latency: LatencyRecording::ExtraSample,
+            ..Experiment::new(
+                PURGE_SWEEP,
+                "one sweep purging every inactive producer while the publisher admits (the \
+                 latencies are the publisher's admissions during the sweeps)",
+                Kind::OneShot,
+                vec![Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1)],
+            )
+        };
         let footprint = Experiment::new(
             FOOTPRINT,
             "heap retained after one message from each of n producers",
             Kind::Retained,
-            FOOTPRINT_PRODUCERS
+            GROWTH
                 .iter()
-                .map(|n| {
-                    Parameter::new(&format!("{n}-producers"), &format!("{n} producers"), false)
-                })
+                .map(|g| Parameter::new(&g.name(), &g.label(), false))
                 .collect(),
         );
-        vec![admission, footprint]
+        vec![admission, churn, beside_inactive, purge_sweep, footprint]
     }
 
     // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
@@ -104,12 +237,10 @@ impl Lab for DedupLab {
         let mut open = Open {
             target: match experiment.name {
                 ADMISSION => Target::Admission(Shape::parse(&parameter.name)?),
-                _ => Target::Footprint(
-                    FOOTPRINT_PRODUCERS
-                        .into_iter()
-                        .find(|n| format!("{n}-producers") == parameter.name)
-                        .ok_or_else(|| format!("no footprint case `{}`", parameter.name))?,
-                ),
+                CHURN => Target::Churn(parameter.workers),
+                BESIDE_INACTIVE => Target::Purge { purging: false },
+                PURGE_SWEEP => Target::Purge { purging: true },
+                _ => Target::Footprint(Growth::find(&parameter.name)?),
             },
             runner: None,
         };
@@ -119,65 +250,229 @@ impl Lab for DedupLab {
     }
 
     fn report(&self, set: &ResultSet) -> Report {
-        let cores = set.environment.cores;
-        let experiments = self.experiments();
-        let implementations = self.implementations();
-        let rows = |experiment: &Experiment, keep: &dyn Fn(&Parameter) -> bool| -> Vec<Row> {
-            experiment
-                .parameters
-                .iter()
-                .filter(|p| keep(p))
-                .map(|p| Row::of(experiment, p, cores))
-                .collect()
-        };
-        let table = |metric: Metric, rows: &[Row]| {
-            comparison_table(set, metric, rows, &implementations).render()
-        };
-        let (admission, footprint) = (&experiments[0], &experiments[1]);
-        let all = rows(admission, &|_| true);
-        let footprint = rows(footprint, &|_| true);
-        let body = fill(
-            include_str!("../report/report.md"),
-            &[
-                ("time", table(Metric::NsPerOp, &all)),
-                (
-                    "throughput",
-                    table(Metric::OpsPerSec, &rows(admission, &|p| p.threads > 1)),
-                ),
-                (
-                    "instructions",
-                    table(Metric::InstructionsPerOp, &rows(admission, &|p| p.counted)),
-                ),
-                ("allocs", table(Metric::AllocsPerOp, &all)),
-                ("bytes", table(Metric::BytesPerOp, &all)),
-                ("retained", table(Metric::RetainedBytes, &footprint)),
-                (
-                    "retained_usable",
-                    table(Metric::RetainedUsableBytes, &footprint),
-                ),
-                ("all", joined_table(set).render()),
-            ],
-        )
-        .expect("the report template and its values are written together");
-        Report {
-            body,
-            charts: vec![metric_chart(
-                set,
-                "dedup-admission-ns",
-                "dedup: time per admission by thread shape (ns/op, median)",
-                Metric::NsPerOp,
-                &all,
-                &implementations,
-            )],
+        render(set)
+    }
+}
+
+fn described(name: &str) -> Experiment {
+    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
+}
+
+/// The rows of `experiment` whose parameters `keep` selects.
+fn rows(experiment: &str, cores: usize, keep: impl Fn(&Parameter) -> bool) -> Vec<Row> {
+    let experiment = described(experiment);
+    experiment
+        .parameters
+        .iter()
+        .filter(|p| keep(p))
+        .map(|p| Row::of(&experiment, p, cores))
+        .collect()
+}
+
+/// The records derived from measured ones: footprint per producer still known, and what a purge
+/// sweep adds to the publisher's p99.9.
+fn derived(set: &ResultSet) -> Vec<Record> {
+    let mut out = Vec::new();
+    for r in &set.records {
+        if r.id.experiment == FOOTPRINT
+            && r.metric == Metric::RetainedBytes
+            && let Ok(growth) = Growth::find(&r.id.parameter)
+        {
+            let id = BenchId::new(
+                FOOTPRINT_PER_PRODUCER,
+                &r.id.implementation,
+                &r.id.parameter,
+            );
+            out.push(Record::new(id, r.metric, r.value / growth.kept as f64));
+        }
+        if r.id.experiment == PURGE_SWEEP && r.metric == Metric::LatencyP999Ns {
+            let alone = BenchId::new(BESIDE_INACTIVE, &r.id.implementation, &r.id.parameter);
+            if let Some(alone) = set.find(&alone, r.metric) {
+                let id = BenchId::new(PURGE_ADDED_TAIL, &r.id.implementation, &r.id.parameter);
+                out.push(Record::new(id, r.metric, r.value - alone.value));
+            }
         }
     }
+    out
+}
+
+/// The experiments, with their parameters, a target's `experiment` stands for (a derived one
+/// has the parameters of the experiment it comes from).
+fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
+    let source = match name {
+        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
+        PURGE_ADDED_TAIL => PURGE_SWEEP,
+        other => other,
+    };
+    labkit::lab::experiment(&LAB, source)
+        .map(|e| {
+            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
+            vec![(name.to_owned(), parameters)]
+        })
+        .unwrap_or_default()
+}
+
+fn target_specs() -> Targets {
+    Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
+}
+
+/// A signed duration: `+1.20 µs`, `−350 ns`.
+fn format_added(ns: f64) -> String {
+    let sign = if ns < 0.0 { "−" } else { "+" };
+    format!("{sign}{}", format_duration(ns.abs()))
+}
+
+/// Per design: the publisher's p99.9 alone and during purge sweeps, and the difference.
+fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
+    let mut table = Table::new()
+        .column("Design", Align::Left)
+        .column("p99.9 beside inactive producers", Align::Right)
+        .column("p99.9 during purge sweeps", Align::Right)
+        .column("added", Align::Right);
+    for implementation in implementations {
+        let find = |experiment: &str| {
+            set.find(
+                &BenchId::new(experiment, implementation, INACTIVE_PARAMETER),
+                Metric::LatencyP999Ns,
+            )
+            .map(|r| r.value)
+        };
+        let (alone, sweeping) = (find(BESIDE_INACTIVE), find(PURGE_SWEEP));
+        let show = |v: Option<f64>| v.map_or_else(|| "—".into(), format_duration);
+        let added = match (alone, sweeping) {
+            (Some(a), Some(s)) => format_added(s - a),
+            _ => "—".into(),
+        };
+        table.row(vec![
+            format!("`{implementation}`"),
+            show(alone),
+            show(sweeping),
+            added,
+        ]);
+    }
+    table
+}
+
+fn render(set: &ResultSet) -> Report {
+    let cores = set.environment.cores;
+    let implementations = LAB.implementations();
+    let mut with_derived = set.clone();
+    with_derived.records.extend(derived(set));
+    let table = |metric: Metric, rows: &[Row]| {
+        comparison_table(&with_derived, metric, rows, &implementations).render()
+    };
+    let admission = rows(ADMISSION, cores, |_| true);
+    let churn = rows(CHURN, cores, |_| true);
+    let purge = [
+        rows(BESIDE_INACTIVE, cores, |_| true),
+        rows(PURGE_SWEEP, cores, |_| true),
+    ]
+    .concat();
+    let footprint = rows(FOOTPRINT, cores, |_| true);
+    let per_producer: Vec<Row> = footprint
+        .iter()
+        .map(|row| Row {
+            experiment: FOOTPRINT_PER_PRODUCER.into(),
+            ..row.clone()
+        })
+        .collect();
+    let timed: Vec<Row> = [admission.clone(), churn.clone(), purge.clone()].concat();
+    let latencies = |rows: &[Row]| -> String {
+        rows.iter()
+            .map(|row| {
+                format!(
+                    "Admission latency · {} · {}\n\n{}\n",
+                    row.experiment,
+                    row.label,
+                    latency_table(set, row, &implementations).render()
+                )
+            })
+            .collect()
+    };
+    let targets = target_specs();
+    let checked = targets::check(&with_derived, &targets, target_experiments);
+    let body = fill(
+        include_str!("../report/report.md"),
+        &[
+            ("time", table(Metric::NsPerOp, &admission)),
+            (
+                "throughput",
+                table(
+                    Metric::OpsPerSec,
+                    &rows(ADMISSION, cores, |p| p.threads > 1),
+                ),
+            ),
+            (
+                "instructions",
+                table(
+                    Metric::InstructionsPerOp,
+                    &rows(ADMISSION, cores, |p| p.counted),
+                ),
+            ),
+            ("churn_description", described(CHURN).description),
+            ("churn_throughput", table(Metric::OpsPerSec, &churn)),
+            (
+                "churn_unexpected",
+                table(
+                    Metric::EventsPer100Ops(crate::churn::UNEXPECTED),
+                    &[churn.clone(), purge.clone()].concat(),
+                ),
+            ),
+            ("churn_latency", latencies(&churn)),
+            ("sweep_time", table(Metric::NsPerOp, &purge[1..])),
+            ("purge_latency", latencies(&purge)),
+            (
+                "purge_tail",
+                purge_tail_table(set, &implementations).render(),
+            ),
+            ("allocs", table(Metric::AllocsPerOp, &timed)),
+            ("bytes", table(Metric::BytesPerOp, &timed)),
+            ("retained", table(Metric::RetainedBytes, &footprint)),
+            ("per_producer", table(Metric::RetainedBytes, &per_producer)),
+            (
+                "retained_usable",
+                table(Metric::RetainedUsableBytes, &footprint),
+            ),
+            ("targets_source", targets.source.clone()),
+            ("targets", targets::table(checked, "measured").render()),
+            (
+                "targets_notes",
+                include_str!("../report/targets-notes.md").into(),
+            ),
+            ("all", joined_table(set).render()),
+        ],
+    )
+    .expect("the report template and its values are written together");
+    let mut charts = vec![metric_chart(
+        set,
+        "dedup-admission-ns",
+        "dedup: time per admission by thread shape (ns/op, median)",
+        Metric::NsPerOp,
+        &admission,
+        &implementations,
+    )];
+    for row in churn.iter().chain(&purge) {
+        charts.push(latency_chart(
+            set,
+            &format!("dedup-{}-{}-latency", row.experiment, row.parameter),
+            &format!(
+                "dedup: {} · {}, admission latency percentiles",
+                row.experiment, row.parameter
+            ),
+            row,
+            &implementations,
+        ));
+    }
+    Report { body, charts }
 }
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
 enum Target {
     Admission(Shape),
-    Footprint(usize),
+    Churn(usize),
+    Purge { purging: bool },
+    Footprint(Growth),
 }
 
 /// Opens a runner of whichever implementation it visits.
@@ -194,8 +489,10 @@ impl ImplementationVisitor for Open {
                 let workers = shape.prepare(&dedup);
                 Box::new(Admission { dedup, workers })
             }
-            Target::Footprint(producers) => Box::new(Footprint::<D> {
-                producers,
+            Target::Churn(publishers) => Box::new(Churn::<D>::prepare(publishers)),
+            Target::Purge { purging } => Box::new(PurgeSweep::<D>::prepare(purging)),
+            Target::Footprint(growth) => Box::new(Footprint::<D> {
+                growth,
                 built: None,
             }),
         });
@@ -214,17 +511,17 @@ impl<D: SequenceDedup> Runner for Admission<D> {
     }
 }
 
-/// Builds a deduplicator that has admitted one message from each of `producers` producers.
+/// Builds a deduplicator that has admitted one message from each of a growth case's producers,
+/// then purged all but the newest it keeps.
 struct Footprint<D> {
-    producers: usize,
+    growth: Growth,
     built: Option<D>,
 }
 
 impl<D: SequenceDedup> Runner for Footprint<D> {
     fn run(&mut self, _: u64, _: u64, window: &mut dyn Window) -> Duration {
-        let names: Vec<String> = (0..self.producers)
-            .map(|i| format!("producer-{i}"))
-            .collect();
+        let Growth { producers, kept } = self.growth;
+        let names: Vec<String> = (0..producers).map(|i| format!("producer-{i}")).collect();
         let first = SequenceBatch::single(0).expect("0 is a valid id");
         self.built = None;
         window.open();
@@ -232,6 +529,9 @@ impl<D: SequenceDedup> Runner for Footprint<D> {
         let dedup = D::default();
         for name in &names {
             dedup.admit(&dedup.connect(name), first);
+        }
+        for name in &names[..producers - kept] {
+            dedup.purge(name);
         }
         let elapsed = start.elapsed();
         window.close();
@@ -246,10 +546,20 @@ mod tests {
 
     #[test]
     fn every_case_opens_for_every_implementation_and_runs() {
-        for case in labkit::lab::cases(&LAB, |_, _| true) {
+        // Growth beyond 10^4 producers is left to the smoke run's optimised build.
+        let small = |e: &Experiment, p: &Parameter| {
+            e.name != FOOTPRINT || Growth::find(&p.name).unwrap().producers <= 10_000
+        };
+        for case in labkit::lab::cases(&LAB, small) {
+            // A purge sweep's op is a whole sweep: one is enough.
+            let ops = if case.experiment == PURGE_SWEEP {
+                1
+            } else {
+                10
+            };
             for implementation in LAB.implementations() {
                 let mut runner = LAB.open(implementation, &case).unwrap();
-                runner.run(10, 10, &mut ());
+                runner.run(10, ops, &mut ());
             }
         }
         let err = LAB
@@ -290,6 +600,72 @@ mod tests {
         let report = LAB.report(&set);
         assert!(report.body.contains("## Time per admission"));
         assert!(report.body.contains("oversubscribed: 16 threads"));
-        assert_eq!(report.charts.len(), 1);
+        assert!(report.body.contains("## Under producer churn"));
+        assert!(report.body.contains("`2-publishers`: 2 publishing threads"));
+        assert!(report.body.contains("oversubscribed: 3 threads"));
+        assert!(!report.body.contains("{{"), "every placeholder filled");
+        // The admission chart, and one latency chart per churn and purge row.
+        assert_eq!(report.charts.len(), 1 + CHURN_PUBLISHERS.len() + 2);
+    }
+
+    #[test]
+    fn derived_records_divide_by_the_producers_kept_and_subtract_the_reference_tail() {
+        let record = |experiment: &str, parameter: &str, metric: Metric, value: f64| {
+            Record::new(
+                BenchId::new(experiment, "atomic-slot", parameter),
+                metric,
+                value,
+            )
+        };
+        let set = ResultSet {
+            lab: "dedup".into(),
+            mode: RunMode::Smoke,
+            environment: labkit::env::Environment::fixed_for_tests(),
+            timing: None,
+            records: vec![
+                record(
+                    FOOTPRINT,
+                    "1000000-producers-purged-to-10000",
+                    Metric::RetainedBytes,
+                    1e6,
+                ),
+                record(
+                    BESIDE_INACTIVE,
+                    INACTIVE_PARAMETER,
+                    Metric::LatencyP999Ns,
+                    900.0,
+                ),
+                record(
+                    PURGE_SWEEP,
+                    INACTIVE_PARAMETER,
+                    Metric::LatencyP999Ns,
+                    2_400.0,
+                ),
+            ],
+        };
+        let values: Vec<(String, f64)> = derived(&set)
+            .into_iter()
+            .map(|r| (r.id.to_string(), r.value))
+            .collect();
+        assert_eq!(
+            values,
+            [
+                (
+                    "footprint-per-producer/atomic-slot/1000000-producers-purged-to-10000".into(),
+                    100.0
+                ),
+                ("purge-added-tail/atomic-slot/100k-inactive".into(), 1_500.0),
+            ]
+        );
+        for spec in &target_specs().targets {
+            assert!(
+                !target_experiments(&spec.experiment).is_empty(),
+                "{}",
+                spec.what
+            );
+            for named in spec.implementation.iter().chain(&spec.versus) {
+                assert!(LAB.implementations().contains(&named.as_str()), "{named}");
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! Pulsar does. Every design is one file under [`implementations`]; [`with_implementations!`] is
 //! the one list of them that tests, benches, allocation and footprint runs all iterate.
 
+pub mod churn;
 pub mod implementations;
 pub mod lab;
 pub mod sequence;

@@ -132,7 +132,7 @@ impl Shape {
     }
 }
 
-fn batch(id: u64) -> SequenceBatch {
+pub(crate) fn batch(id: u64) -> SequenceBatch {
     SequenceBatch::single(id).expect("workload ids stay far below MAX_SEQUENCE_ID")
 }
 
@@ -159,26 +159,30 @@ impl<D: SequenceDedup> Worker<D> {
     /// and callers can sanity-check the mix).
     #[inline(never)]
     pub fn run(&mut self, dedup: &D, ops: u64) -> u64 {
-        let mut admitted = 0;
-        for _ in 0..ops {
-            let i = self.cursor;
-            let id = self.next_ids[i];
-            let id = if self.duplicate {
-                // even steps: below persisted (Dup); odd steps: between persisted and pushed.
-                (id % DUPLICATE_PERSISTED) + (id & 1) * DUPLICATE_PERSISTED
-            } else {
-                id
-            };
-            let status = dedup.admit(&self.producers[i], batch(id));
-            admitted += u64::from(status == DupStatus::NotDup);
-            self.next_ids[i] += 1;
-            self.cursor = if i + 1 == self.producers.len() {
-                0
-            } else {
-                i + 1
-            };
-        }
-        admitted
+        (0..ops)
+            .map(|_| u64::from(self.admit_next(dedup) == DupStatus::NotDup))
+            .sum()
+    }
+
+    /// The admission of the next producer's next id, round-robin over the worker's producers.
+    #[inline]
+    pub fn admit_next(&mut self, dedup: &D) -> DupStatus {
+        let i = self.cursor;
+        let id = self.next_ids[i];
+        let id = if self.duplicate {
+            // even steps: below persisted (Dup); odd steps: between persisted and pushed.
+            (id % DUPLICATE_PERSISTED) + (id & 1) * DUPLICATE_PERSISTED
+        } else {
+            id
+        };
+        let status = dedup.admit(&self.producers[i], batch(id));
+        self.next_ids[i] += 1;
+        self.cursor = if i + 1 == self.producers.len() {
+            0
+        } else {
+            i + 1
+        };
+        status
     }
 }
 

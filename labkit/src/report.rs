@@ -7,7 +7,7 @@ use crate::compare::{Verdict, compare};
 use crate::lab::{Experiment, Parameter};
 use crate::latency::PERCENTILES;
 use crate::record::{BenchId, Metric, Record, ResultSet};
-use crate::table::{Align, Table, format_bytes, format_change, format_number};
+use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
 /// What a lab's report adds below the environment header: markdown and the charts it links.
 #[derive(Debug, Default)]
@@ -375,9 +375,7 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
                 _ => "—".into(),
             });
         }
-        // A count: whole, grouped (format_number would give small counts decimals).
-        let whole = format_number(count.round());
-        cells.push(whole.split('.').next().unwrap_or(&whole).to_owned());
+        cells.push(format_count(count.round() as u64));
         table.row(cells);
     }
     table

@@ -103,6 +103,13 @@ pub fn format_number(v: f64) -> String {
     }
 }
 
+/// A count, whole and grouped: 1 / 500 / 1,000,000 (format_number would give small counts
+/// decimals).
+pub fn format_count(n: u64) -> String {
+    let whole = format_number(n as f64);
+    whole.split('.').next().unwrap_or(&whole).to_owned()
+}
+
 /// Bytes in B / KiB / MiB.
 pub fn format_bytes(bytes: f64) -> String {
     if bytes >= 1024.0 * 1024.0 {
