@@ -10,7 +10,7 @@ use labkit::report::{
     Report, Row, comparison_table, fill, format_duration, joined_table, latency_chart,
     latency_table, metric_chart,
 };
-use labkit::table::{Align, Table, format_count};
+use labkit::table::{Align, Table, format_count, format_number};
 use labkit::targets::{self, Targets};
 
 use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
@@ -174,7 +174,8 @@ impl Lab for DedupLab {
                             format!("{n} publishing threads")
                         };
                         let label = format!(
-                            "{publishers} of {LIVE_PER_PUBLISHER} producers each, and the churner"
+                            "{publishers}, {LIVE_PER_PUBLISHER} producers per thread, and the \
+                             churner"
                         );
                         Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n)
                     })
@@ -322,6 +323,26 @@ fn format_added(ns: f64) -> String {
     format!("{sign}{}", format_duration(ns.abs()))
 }
 
+/// Answers outside the contract per row and design, as counts (a comparison to the baseline
+/// means nothing when both should be zero).
+fn unexpected_table(set: &ResultSet, rows: &[Row], implementations: &[&str]) -> Table {
+    let mut table = implementations
+        .iter()
+        .fold(Table::new().column("Case", Align::Left), |t, i| {
+            t.column(&format!("`{i}`"), Align::Right)
+        });
+    for row in rows {
+        let mut cells = vec![format!("{} · `{}`", row.experiment, row.parameter)];
+        cells.extend(implementations.iter().map(|implementation| {
+            let id = BenchId::new(&row.experiment, implementation, &row.parameter);
+            set.find(&id, Metric::EventsPer100Ops(crate::churn::UNEXPECTED))
+                .map_or_else(|| "—".into(), |r| format_number(r.value))
+        }));
+        table.row(cells);
+    }
+    table
+}
+
 /// Per design: the publisher's p99.9 alone and during purge sweeps, and the difference.
 fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
     let mut table = Table::new()
@@ -413,10 +434,12 @@ fn render(set: &ResultSet) -> Report {
             ("churn_throughput", table(Metric::OpsPerSec, &churn)),
             (
                 "churn_unexpected",
-                table(
-                    Metric::EventsPer100Ops(crate::churn::UNEXPECTED),
+                unexpected_table(
+                    set,
                     &[churn.clone(), purge.clone()].concat(),
-                ),
+                    &implementations,
+                )
+                .render(),
             ),
             ("churn_latency", latencies(&churn)),
             ("sweep_time", table(Metric::NsPerOp, &purge[1..])),
@@ -601,7 +624,11 @@ mod tests {
         assert!(report.body.contains("## Time per admission"));
         assert!(report.body.contains("oversubscribed: 16 threads"));
         assert!(report.body.contains("## Under producer churn"));
-        assert!(report.body.contains("`2-publishers`: 2 publishing threads"));
+        assert!(
+            report
+                .body
+                .contains("`2-publishers`: 2 publishing threads, 250 producers")
+        );
         assert!(report.body.contains("oversubscribed: 3 threads"));
         assert!(!report.body.contains("{{"), "every placeholder filled");
         // The admission chart, and one latency chart per churn and purge row.

@@ -66,6 +66,8 @@ impl TargetSpec {
             (None, None, Metric::RetainedBytes | Metric::RetainedUsableBytes) => {
                 format_bytes(value)
             }
+            // A duration carries its own unit.
+            (None, None, m) if m.is_latency_percentile() => format_metric(m, value),
             (None, None, m) => format!("{} {}", format_metric(m, value), m.unit()),
         }
     }
