@@ -14,7 +14,7 @@ use labkit::table::{Align, Table, format_count, format_number};
 use labkit::targets::{self, Targets};
 
 use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
-use crate::workload::{SHAPES, Shape, Worker, run_window};
+use crate::workload::{Ids, SHAPES, Shape, Worker, run_window};
 use crate::{ImplementationVisitor, SequenceBatch, SequenceDedup, visit_implementation};
 
 /// The lab, as the measurement binaries and the driver see it.
@@ -24,6 +24,11 @@ pub struct DedupLab;
 
 /// Admission checks on every shape.
 const ADMISSION: &str = "admission";
+/// Admission checks of replicated messages by source position.
+const REPLICATED_ADMISSION: &str = "replicated-admission";
+/// The shapes the replicated path runs: a replicator is one producer per remote cluster, so what
+/// matters is one caller's cost and the reconnect overlap, not many producers.
+const REPLICATED_SHAPES: [&str; 5] = ["single", "duplicate", "distinct-2", "shared-2", "shared-16"];
 /// Admissions while producers connect, reconnect and are purged ([`Churn`]).
 const CHURN: &str = "churn";
 /// Publishing threads of the churn experiment (each with its own live producers).
@@ -151,6 +156,21 @@ impl Lab for DedupLab {
                 SHAPES.into_iter().map(shape_parameter).collect(),
             )
         };
+        let replicated = Experiment {
+            window_warm_up: WINDOW_WARM_UP,
+            fresh_per_sample: true,
+            ..Experiment::new(
+                REPLICATED_ADMISSION,
+                "one admission check (NotDup, Dup or Unknown) of a replicated message by its \
+                 (ledger, entry) source position",
+                Kind::Steady,
+                SHAPES
+                    .into_iter()
+                    .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
+                    .map(shape_parameter)
+                    .collect(),
+            )
+        };
         let churn = Experiment {
             window_warm_up: WINDOW_WARM_UP,
             latency: LatencyRecording::ExtraSample,
@@ -217,7 +237,14 @@ impl Lab for DedupLab {
                 .map(|g| Parameter::new(&g.name(), &g.label(), false))
                 .collect(),
         );
-        vec![admission, churn, beside_inactive, purge_sweep, footprint]
+        vec![
+            admission,
+            replicated,
+            churn,
+            beside_inactive,
+            purge_sweep,
+            footprint,
+        ]
     }
 
     // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
@@ -237,7 +264,10 @@ impl Lab for DedupLab {
         let (experiment, parameter) = resolve(self, implementation, case)?;
         let mut open = Open {
             target: match experiment.name {
-                ADMISSION => Target::Admission(Shape::parse(&parameter.name)?),
+                ADMISSION => Target::Admission(Shape::parse(&parameter.name)?, Ids::Sequence),
+                REPLICATED_ADMISSION => {
+                    Target::Admission(Shape::parse(&parameter.name)?, Ids::Replicated)
+                }
                 CHURN => Target::Churn(parameter.workers),
                 BESIDE_INACTIVE => Target::Purge { purging: false },
                 PURGE_SWEEP => Target::Purge { purging: true },
@@ -383,6 +413,7 @@ fn render(set: &ResultSet) -> Report {
         comparison_table(&with_derived, metric, rows, &implementations).render()
     };
     let admission = rows(ADMISSION, cores, |_| true);
+    let replicated = rows(REPLICATED_ADMISSION, cores, |_| true);
     let churn = rows(CHURN, cores, |_| true);
     let purge = [
         rows(BESIDE_INACTIVE, cores, |_| true),
@@ -397,7 +428,13 @@ fn render(set: &ResultSet) -> Report {
             ..row.clone()
         })
         .collect();
-    let timed: Vec<Row> = [admission.clone(), churn.clone(), purge.clone()].concat();
+    let timed: Vec<Row> = [
+        admission.clone(),
+        replicated.clone(),
+        churn.clone(),
+        purge.clone(),
+    ]
+    .concat();
     let latencies = |rows: &[Row]| -> String {
         rows.iter()
             .map(|row| {
@@ -428,6 +465,21 @@ fn render(set: &ResultSet) -> Report {
                 table(
                     Metric::InstructionsPerOp,
                     &rows(ADMISSION, cores, |p| p.counted),
+                ),
+            ),
+            ("replicated_time", table(Metric::NsPerOp, &replicated)),
+            (
+                "replicated_throughput",
+                table(
+                    Metric::OpsPerSec,
+                    &rows(REPLICATED_ADMISSION, cores, |p| p.threads > 1),
+                ),
+            ),
+            (
+                "replicated_instructions",
+                table(
+                    Metric::InstructionsPerOp,
+                    &rows(REPLICATED_ADMISSION, cores, |p| p.counted),
                 ),
             ),
             ("churn_description", described(CHURN).description),
@@ -492,7 +544,7 @@ fn render(set: &ResultSet) -> Report {
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
 enum Target {
-    Admission(Shape),
+    Admission(Shape, Ids),
     Churn(usize),
     Purge { purging: bool },
     Footprint(Growth),
@@ -507,9 +559,9 @@ struct Open {
 impl ImplementationVisitor for Open {
     fn visit<D: SequenceDedup>(&mut self) {
         self.runner = Some(match self.target {
-            Target::Admission(shape) => {
+            Target::Admission(shape, ids) => {
                 let dedup = D::default();
-                let workers = shape.prepare(&dedup);
+                let workers = shape.prepare_ids(&dedup, ids);
                 Box::new(Admission { dedup, workers })
             }
             Target::Churn(publishers) => Box::new(Churn::<D>::prepare(publishers)),
@@ -596,7 +648,7 @@ mod tests {
     fn counted_parameters_are_the_single_thread_shapes() {
         let counted = labkit::lab::counted_cases_of(&LAB);
         let names: Vec<&str> = counted.iter().map(|c| c.parameter.as_str()).collect();
-        assert_eq!(names, ["single", "duplicate"]);
+        assert_eq!(names, ["single", "duplicate", "single", "duplicate"]);
     }
 
     #[test]
@@ -607,7 +659,7 @@ mod tests {
         let modules = crate::with_implementations!(modules);
         for (module, name) in modules.iter().zip(LAB.implementations()) {
             assert_eq!(module.replace('_', "-"), name);
-            assert_eq!(labkit::lab::counted_cases(&LAB, module).len(), 2);
+            assert_eq!(labkit::lab::counted_cases(&LAB, module).len(), 4);
         }
     }
 

@@ -2,7 +2,7 @@
 //!
 //! Re-creates Pulsar's `MessageDeduplication.isDuplicateNormal` (PR #26763): a topic-wide lock
 //! against per-producer compare-and-swap designs, each answering NotDup / Dup / Unknown exactly as
-//! Pulsar does. Every design is one file under [`implementations`]; [`with_implementations!`] is
+//! Pulsar does, for sequence ids and for replicated messages' (ledger, entry) source positions. Every design is one file under [`implementations`]; [`with_implementations!`] is
 //! the one list of them that tests, benches, allocation and footprint runs all iterate.
 
 pub mod churn;
@@ -11,7 +11,7 @@ pub mod lab;
 pub mod sequence;
 pub mod workload;
 
-pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, SequenceBatch};
+pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, Position, SequenceBatch};
 
 /// A producer-sequence deduplicator for one topic.
 ///
@@ -21,9 +21,10 @@ pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, SequenceBatch};
 ///
 /// # Concurrency contract
 ///
-/// - `connect`, `admit`, `record_persisted`, `highest_pushed` and `highest_persisted` may run at
-///   once from any threads, for one producer or many (`tests/race.rs`: 32 threads on one
-///   producer, no id admitted twice, pushed never going backwards).
+/// - `connect`, `admit`, `record_persisted`, their replicated counterparts and the `highest_*`
+///   reads may run at once from any threads, for one producer or many (`tests/race.rs`: 32
+///   threads on one producer, by sequence id and by position: nothing admitted twice, pushed
+///   never going backwards).
 /// - [`reset_pushed_to_persisted`](SequenceDedup::reset_pushed_to_persisted) runs only while the
 ///   topic is fenced: no `admit` or `record_persisted` of any producer is in flight, as in
 ///   Pulsar's add-failure path. It is not atomic with respect to admission: racing it,
@@ -57,15 +58,30 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
     /// The add completed: persisted becomes `batch.high()`.
     fn record_persisted(&self, producer: &Self::Producer, batch: SequenceBatch);
 
-    /// The add-failure path: every producer's pushed goes back to its persisted id (or to none).
-    /// Only while the topic is fenced (see the concurrency contract).
+    /// Replication (Pulsar's `isDuplicateReplV2`): the admission check of a replicated message
+    /// by its position in the source cluster, by `admit`'s rule with positions compared
+    /// lexicographically (ledger id, then entry id). A producer's pushed and persisted positions
+    /// are kept apart from its sequence ids, each read and replaced as one unit: an answer never
+    /// mixes the ledger of one position with the entry of another.
+    fn admit_replicated(&self, producer: &Self::Producer, position: Position) -> DupStatus;
+
+    /// The replicated add completed: the persisted position becomes `position`.
+    fn record_replicated_persisted(&self, producer: &Self::Producer, position: Position);
+
+    /// The add-failure path: every producer's pushed id and pushed position go back to the
+    /// persisted ones (or to none). Only while the topic is fenced (see the concurrency contract).
     fn reset_pushed_to_persisted(&self);
 
     fn highest_pushed(&self, producer: &str) -> Option<u64>;
 
     fn highest_persisted(&self, producer: &str) -> Option<u64>;
 
-    /// Forgets an inactive producer's watermarks (see the concurrency contract).
+    fn highest_replicated_pushed(&self, producer: &str) -> Option<Position>;
+
+    fn highest_replicated_persisted(&self, producer: &str) -> Option<Position>;
+
+    /// Forgets an inactive producer's watermarks, ids and positions (see the concurrency
+    /// contract).
     fn purge(&self, producer: &str);
 }
 

@@ -1,8 +1,13 @@
-//! Sequence ids, the three-valued answer, and the lock-free per-producer slot that the
-//! `atomic-slot` and `producer-handle` designs share (and that the loom model checks).
+//! Sequence ids, replicated messages' source positions, the three-valued answer, and the
+//! lock-free watermark slot that the `atomic-slot` and `producer-handle` designs share (and that
+//! the loom models check): one atomic word per watermark, 64 bits for a sequence id, 128 for a
+//! (ledger, entry) position, so a position is compared and replaced as one unit.
 
+use std::marker::PhantomData;
 use std::sync::atomic::Ordering::{AcqRel, Acquire, Release};
 use std::sync::atomic::{AtomicU64, Ordering};
+
+use portable_atomic::AtomicU128;
 
 /// Largest sequence id Pulsar can carry (a Java `long`, never negative).
 pub const MAX_SEQUENCE_ID: u64 = i64::MAX as u64;
@@ -24,6 +29,8 @@ pub enum DupStatus {
 pub enum DedupError {
     /// A sequence id above [`MAX_SEQUENCE_ID`].
     SequenceIdOutOfRange(u64),
+    /// A ledger or entry id above [`MAX_SEQUENCE_ID`] (both are Java longs, never negative).
+    PositionOutOfRange { ledger: u64, entry: u64 },
 }
 
 impl std::fmt::Display for DedupError {
@@ -35,6 +42,10 @@ impl std::fmt::Display for DedupError {
                     "sequence id {id} is out of range (0..={MAX_SEQUENCE_ID})"
                 )
             }
+            Self::PositionOutOfRange { ledger, entry } => write!(
+                f,
+                "position {ledger}:{entry} is out of range (ledger and entry ids 0..={MAX_SEQUENCE_ID})"
+            ),
         }
     }
 }
@@ -78,100 +89,172 @@ impl SequenceBatch {
     }
 }
 
-/// The three-valued decision on plain values, written once for every design:
-/// `pushed`/`persisted` are the producer's current watermarks.
-pub fn classify(batch: SequenceBatch, pushed: Option<u64>, persisted: Option<u64>) -> DupStatus {
+/// A replicated message's position in its source cluster (Pulsar's `ReplSourcePosition`):
+/// ordered by ledger id, then entry id, as `isReplPositionAtOrBefore` compares them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Position {
+    ledger: u64,
+    entry: u64,
+}
+
+impl Position {
+    pub fn new(ledger: u64, entry: u64) -> Result<Self, DedupError> {
+        if ledger > MAX_SEQUENCE_ID || entry > MAX_SEQUENCE_ID {
+            return Err(DedupError::PositionOutOfRange { ledger, entry });
+        }
+        Ok(Self { ledger, entry })
+    }
+
+    pub fn ledger(self) -> u64 {
+        self.ledger
+    }
+
+    pub fn entry(self) -> u64 {
+        self.entry
+    }
+}
+
+/// The three-valued decision on plain values, written once for every design and both kinds of
+/// watermark: `low` is the lowest id of what arrives, `pushed`/`persisted` the producer's current
+/// watermarks.
+pub fn classify<W: Ord>(low: W, pushed: Option<W>, persisted: Option<W>) -> DupStatus {
     match pushed {
-        Some(p) if batch.low <= p => match persisted {
-            Some(q) if batch.low <= q => DupStatus::Dup,
+        Some(p) if low <= p => match persisted {
+            Some(q) if low <= q => DupStatus::Dup,
             _ => DupStatus::Unknown,
         },
         _ => DupStatus::NotDup,
     }
 }
 
-/// The atomic operations a [`SequenceSlot`] needs, so the model checker can substitute its own
-/// instrumented atomics for `std`'s.
-pub trait AtomicWord: Send + Sync {
-    fn new(value: u64) -> Self;
-    fn load(&self, order: Ordering) -> u64;
-    fn store(&self, value: u64, order: Ordering);
-    fn compare_exchange_weak(
-        &self,
-        current: u64,
-        new: u64,
-        success: Ordering,
-        failure: Ordering,
-    ) -> Result<u64, u64>;
+/// A watermark: a sequence id or a source position, kept in an atomic word as `encode(w)`, with
+/// zero for "none yet", so a slot needs no allocation and no lock once it exists.
+pub trait Watermark: Copy + Ord + Send + Sync + 'static {
+    /// The value of the word that holds it.
+    type Word: Copy + Eq + Send + Sync;
+    /// The atomic word the designs use (loom tests substitute their own).
+    type Atomic: AtomicWord<Value = Self::Word>;
+    /// The word of "none yet".
+    const NONE: Self::Word;
+    fn encode(self) -> Self::Word;
+    fn decode(word: Self::Word) -> Option<Self>;
 }
 
-/// Implements [`AtomicWord`] for an atomic type with `std`'s `AtomicU64` method set.
+impl Watermark for u64 {
+    type Word = u64;
+    type Atomic = AtomicU64;
+    const NONE: u64 = 0;
+    fn encode(self) -> u64 {
+        self + 1 // ids are at most MAX_SEQUENCE_ID, so this cannot overflow
+    }
+    fn decode(word: u64) -> Option<u64> {
+        word.checked_sub(1)
+    }
+}
+
+/// A position as one 128-bit word, ledger in the high half: the word's order is the position's
+/// lexicographic order, so one compare-and-swap compares and replaces the pair as one unit.
+/// `portable-atomic` uses `cmpxchg16b` (detected at run time on x86-64; a lock only on CPUs
+/// without it, which [`PositionSlot::is_lock_free`] reports).
+impl Watermark for Position {
+    type Word = u128;
+    type Atomic = AtomicU128;
+    const NONE: u128 = 0;
+    fn encode(self) -> u128 {
+        // The ledger id is at most MAX_SEQUENCE_ID (2^63 - 1), so this cannot overflow.
+        ((u128::from(self.ledger) << 64) | u128::from(self.entry)) + 1
+    }
+    fn decode(word: u128) -> Option<Position> {
+        word.checked_sub(1).map(|v| Position {
+            ledger: (v >> 64) as u64,
+            entry: v as u64,
+        })
+    }
+}
+
+/// The atomic operations a [`WatermarkSlot`] needs, so the model checker can substitute its own
+/// instrumented atomics for the real ones.
+pub trait AtomicWord: Send + Sync {
+    type Value: Copy + Eq;
+    fn new(value: Self::Value) -> Self;
+    fn load(&self, order: Ordering) -> Self::Value;
+    fn store(&self, value: Self::Value, order: Ordering);
+    fn compare_exchange_weak(
+        &self,
+        current: Self::Value,
+        new: Self::Value,
+        success: Ordering,
+        failure: Ordering,
+    ) -> Result<Self::Value, Self::Value>;
+}
+
+/// Implements [`AtomicWord`] for an atomic type with `std`'s atomic method set.
 macro_rules! impl_atomic_word {
-    ($atomic:ty) => {
+    ($atomic:ty, $value:ty) => {
         impl AtomicWord for $atomic {
-            fn new(value: u64) -> Self {
+            type Value = $value;
+            fn new(value: $value) -> Self {
                 <$atomic>::new(value)
             }
-            fn load(&self, order: Ordering) -> u64 {
+            fn load(&self, order: Ordering) -> $value {
                 <$atomic>::load(self, order)
             }
-            fn store(&self, value: u64, order: Ordering) {
+            fn store(&self, value: $value, order: Ordering) {
                 <$atomic>::store(self, value, order)
             }
             fn compare_exchange_weak(
                 &self,
-                current: u64,
-                new: u64,
+                current: $value,
+                new: $value,
                 success: Ordering,
                 failure: Ordering,
-            ) -> Result<u64, u64> {
+            ) -> Result<$value, $value> {
                 <$atomic>::compare_exchange_weak(self, current, new, success, failure)
             }
         }
     };
 }
 
-impl_atomic_word!(AtomicU64);
+impl_atomic_word!(AtomicU64, u64);
+impl_atomic_word!(AtomicU128, u128);
 
-/// One producer's watermarks as two atomic words. A word holds `id + 1`, and 0 means "none yet",
-/// so a producer needs no allocation and no lock after its slot exists.
-pub struct SequenceSlot<A = AtomicU64> {
+/// One producer's pushed and persisted watermarks as two atomic words.
+pub struct WatermarkSlot<W: Watermark, A = <W as Watermark>::Atomic> {
     pushed: A,
     persisted: A,
+    watermark: PhantomData<W>,
 }
 
-fn encode(id: u64) -> u64 {
-    id + 1 // ids are at most MAX_SEQUENCE_ID, so this cannot overflow
-}
+/// A producer's sequence-id watermarks.
+pub type SequenceSlot<A = AtomicU64> = WatermarkSlot<u64, A>;
+/// A replicator producer's source-position watermarks.
+pub type PositionSlot<A = AtomicU128> = WatermarkSlot<Position, A>;
 
-fn decode(word: u64) -> Option<u64> {
-    word.checked_sub(1)
-}
-
-impl<A: AtomicWord> Default for SequenceSlot<A> {
+impl<W: Watermark, A: AtomicWord<Value = W::Word>> Default for WatermarkSlot<W, A> {
     fn default() -> Self {
         Self {
-            pushed: A::new(0),
-            persisted: A::new(0),
+            pushed: A::new(W::NONE),
+            persisted: A::new(W::NONE),
+            watermark: PhantomData,
         }
     }
 }
 
-impl<A: AtomicWord> SequenceSlot<A> {
-    /// Admission as one compare-and-swap: the decision is taken on the value the CAS replaces, so
-    /// two callers can never both see `NotDup` for overlapping ids, and `pushed` only grows.
-    /// The duplicate branches never write.
+impl<W: Watermark, A: AtomicWord<Value = W::Word>> WatermarkSlot<W, A> {
+    /// Admission of `low..=high` as one compare-and-swap: the decision is taken on the value the
+    /// CAS replaces, so two callers can never both see `NotDup` for overlapping ids, and `pushed`
+    /// only grows. The duplicate branches never write.
     #[inline]
-    pub fn admit(&self, batch: SequenceBatch) -> DupStatus {
+    pub fn admit_span(&self, low: W, high: W) -> DupStatus {
         let mut current = self.pushed.load(Acquire);
         loop {
-            let pushed = decode(current);
-            if pushed.is_some_and(|p| batch.low <= p) {
-                return classify(batch, pushed, self.persisted());
+            let pushed = W::decode(current);
+            if pushed.is_some_and(|p| low <= p) {
+                return classify(low, pushed, self.persisted());
             }
             match self
                 .pushed
-                .compare_exchange_weak(current, encode(batch.high), AcqRel, Acquire)
+                .compare_exchange_weak(current, high.encode(), AcqRel, Acquire)
             {
                 Ok(_) => return DupStatus::NotDup,
                 Err(actual) => current = actual,
@@ -179,9 +262,9 @@ impl<A: AtomicWord> SequenceSlot<A> {
         }
     }
 
-    /// Pulsar's `recordMessagePersistedNormal`: persisted becomes the batch's highest id.
-    pub fn record_persisted(&self, batch: SequenceBatch) {
-        self.persisted.store(encode(batch.high), Release);
+    /// The add completed: persisted becomes `high` (Pulsar's `recordMessagePersisted*`).
+    pub fn record_persisted_at(&self, high: W) {
+        self.persisted.store(high.encode(), Release);
     }
 
     /// The add-failure path: pushed goes back to persisted (or to none).
@@ -191,16 +274,36 @@ impl<A: AtomicWord> SequenceSlot<A> {
 
     /// Forget both watermarks (purge of an inactive producer).
     pub fn clear(&self) {
-        self.pushed.store(0, Release);
-        self.persisted.store(0, Release);
+        self.pushed.store(W::NONE, Release);
+        self.persisted.store(W::NONE, Release);
     }
 
-    pub fn pushed(&self) -> Option<u64> {
-        decode(self.pushed.load(Acquire))
+    pub fn pushed(&self) -> Option<W> {
+        W::decode(self.pushed.load(Acquire))
     }
 
-    pub fn persisted(&self) -> Option<u64> {
-        decode(self.persisted.load(Acquire))
+    pub fn persisted(&self) -> Option<W> {
+        W::decode(self.persisted.load(Acquire))
+    }
+}
+
+impl<A: AtomicWord<Value = u64>> WatermarkSlot<u64, A> {
+    /// Admission of a sequence batch (its lowest id decides, its highest is stored).
+    #[inline]
+    pub fn admit(&self, batch: SequenceBatch) -> DupStatus {
+        self.admit_span(batch.low, batch.high)
+    }
+
+    /// Pulsar's `recordMessagePersistedNormal`: persisted becomes the batch's highest id.
+    pub fn record_persisted(&self, batch: SequenceBatch) {
+        self.record_persisted_at(batch.high);
+    }
+}
+
+impl PositionSlot {
+    /// Whether the 128-bit compare-and-swap runs without a lock on this CPU.
+    pub fn is_lock_free() -> bool {
+        AtomicU128::is_lock_free()
     }
 }
 
@@ -240,13 +343,140 @@ mod tests {
         assert_eq!(slot.admit(max), DupStatus::Dup);
     }
 
+    #[test]
+    fn positions_order_lexicographically_as_words_and_reject_out_of_range_ids() {
+        let max = MAX_SEQUENCE_ID;
+        let positions = [
+            (0, 0),
+            (0, 1),
+            (0, max),
+            (1, 0),
+            (1, 5),
+            (max, 0),
+            (max, max),
+        ]
+        .map(|(l, e)| Position::new(l, e).unwrap());
+        for pair in positions.windows(2) {
+            assert!(pair[0] < pair[1]);
+            assert!(pair[0].encode() < pair[1].encode(), "{pair:?}");
+        }
+        for p in positions {
+            assert_ne!(p.encode(), Position::NONE);
+            assert_eq!(Position::decode(p.encode()), Some(p));
+        }
+        assert_eq!(Position::decode(Position::NONE), None);
+        let err = Position::new(max + 1, 0).unwrap_err();
+        assert_eq!(
+            err,
+            DedupError::PositionOutOfRange {
+                ledger: max + 1,
+                entry: 0
+            }
+        );
+        assert!(err.to_string().contains("out of range"));
+        assert!(Position::new(0, u64::MAX).is_err());
+    }
+
+    #[test]
+    fn position_slot_keeps_pushed_and_persisted_positions() {
+        let slot: PositionSlot = PositionSlot::default();
+        let p = |l, e| Position::new(l, e).unwrap();
+        assert_eq!(slot.admit_span(p(3, 7), p(3, 7)), DupStatus::NotDup);
+        assert_eq!(slot.admit_span(p(2, 900), p(2, 900)), DupStatus::Unknown);
+        slot.record_persisted_at(p(3, 0));
+        assert_eq!(slot.admit_span(p(2, 900), p(2, 900)), DupStatus::Dup);
+        assert_eq!(slot.admit_span(p(3, 8), p(3, 8)), DupStatus::NotDup);
+        slot.reset_pushed_to_persisted();
+        assert_eq!(slot.pushed(), Some(p(3, 0)));
+        slot.clear();
+        assert_eq!((slot.pushed(), slot.persisted()), (None, None));
+    }
+
+    /// The machines this lab runs on (x86-64 with `cmpxchg16b`): the position slot's
+    /// compare-and-swap takes no lock, as the `atomic-slot` and `producer-handle` rows assume.
+    #[test]
+    #[cfg(target_arch = "x86_64")]
+    fn the_position_slot_is_lock_free_here() {
+        assert!(PositionSlot::is_lock_free());
+    }
+
     /// Exhaustive interleavings of the slot's CAS logic with loom's instrumented atomics.
     mod loom_model {
         use super::super::*;
         use loom::sync::Arc;
         use loom::sync::atomic::AtomicU64 as LoomU64;
 
-        impl_atomic_word!(LoomU64);
+        impl_atomic_word!(LoomU64, u64);
+
+        /// loom has no 128-bit atomic: a loom mutex around the word makes each operation one
+        /// step, as `cmpxchg16b` is one instruction, so loom still explores every interleaving
+        /// of the slot's operations on its two words.
+        struct LoomU128(loom::sync::Mutex<u128>);
+
+        impl AtomicWord for LoomU128 {
+            type Value = u128;
+            fn new(value: u128) -> Self {
+                Self(loom::sync::Mutex::new(value))
+            }
+            fn load(&self, _: Ordering) -> u128 {
+                *self.0.lock().unwrap()
+            }
+            fn store(&self, value: u128, _: Ordering) {
+                *self.0.lock().unwrap() = value;
+            }
+            fn compare_exchange_weak(
+                &self,
+                current: u128,
+                new: u128,
+                _: Ordering,
+                _: Ordering,
+            ) -> Result<u128, u128> {
+                let mut word = self.0.lock().unwrap();
+                if *word == current {
+                    *word = new;
+                    Ok(current)
+                } else {
+                    Err(*word)
+                }
+            }
+        }
+
+        fn position(ledger: u64, entry: u64) -> Position {
+            Position::new(ledger, entry).unwrap()
+        }
+
+        /// Two replicator connections race on one source position, one of them then sending a
+        /// position of an earlier ledger: exactly one NotDup for the shared position, pushed ends
+        /// at it, and positions before it are Dup or Unknown by the persisted one.
+        #[test]
+        fn a_position_is_admitted_once_and_compared_as_one_unit() {
+            loom::model(|| {
+                let slot = Arc::new(PositionSlot::<LoomU128>::default());
+                slot.record_persisted_at(position(1, 9));
+                let racer = |then: Option<Position>| {
+                    let slot = slot.clone();
+                    loom::thread::spawn(move || {
+                        let shared = slot.admit_span(position(2, 0), position(2, 0));
+                        let later = then.map(|p| slot.admit_span(p, p));
+                        (shared, later)
+                    })
+                };
+                let (a, b) = (racer(None), racer(Some(position(1, 10))));
+                let (a, b) = (a.join().unwrap(), b.join().unwrap());
+                let admitted = [a.0, b.0]
+                    .iter()
+                    .filter(|s| **s == DupStatus::NotDup)
+                    .count();
+                assert_eq!(admitted, 1, "{a:?} {b:?}");
+                // (1, 10) comes after (2, 0) in b's own order: above persisted, below pushed.
+                assert_eq!(b.1, Some(DupStatus::Unknown));
+                assert_eq!(slot.pushed(), Some(position(2, 0)));
+                assert_eq!(
+                    slot.admit_span(position(1, 9), position(1, 9)),
+                    DupStatus::Dup
+                );
+            });
+        }
 
         fn batch(low: u64, high: u64) -> SequenceBatch {
             SequenceBatch::new(low, high).unwrap()

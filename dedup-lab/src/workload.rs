@@ -10,7 +10,7 @@ use std::time::Duration;
 use labkit::lab::Window;
 use labkit::threads::{Gate, TimedThread, timed_threads};
 
-use crate::{DupStatus, SequenceBatch, SequenceDedup};
+use crate::{DupStatus, Position, SequenceBatch, SequenceDedup};
 
 /// How the calls are spread over threads and producers.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -98,6 +98,11 @@ impl Shape {
     /// Connects the shape's producers, admits each one's first message (so the map entries exist
     /// and every measured call is steady state) and returns one worker per thread.
     pub fn prepare<D: SequenceDedup>(self, dedup: &D) -> Vec<Worker<D>> {
+        self.prepare_ids(dedup, Ids::Sequence)
+    }
+
+    /// [`Shape::prepare`] with admissions of `ids`: sequence ids, or replicated positions.
+    pub fn prepare_ids<D: SequenceDedup>(self, dedup: &D, ids: Ids) -> Vec<Worker<D>> {
         let name = |i: usize| format!("producer-{i}");
         let workers: Vec<Worker<D>> = match self {
             Self::Single | Self::Duplicate => vec![Worker::new(vec![dedup.connect(&name(0))])],
@@ -116,18 +121,22 @@ impl Shape {
         };
         for worker in &workers {
             for producer in &worker.producers {
-                dedup.admit(producer, batch(0));
+                ids.admit(dedup, producer, 0);
             }
         }
         if self == Self::Duplicate {
             let producer = &workers[0].producers[0];
-            dedup.admit(producer, batch(DUPLICATE_PUSHED));
-            dedup.record_persisted(producer, batch(DUPLICATE_PERSISTED));
+            ids.admit(dedup, producer, DUPLICATE_PUSHED);
+            ids.record_persisted(dedup, producer, DUPLICATE_PERSISTED);
         }
         let duplicate = self == Self::Duplicate;
         workers
             .into_iter()
-            .map(|w| Worker { duplicate, ..w })
+            .map(|w| Worker {
+                duplicate,
+                ids,
+                ..w
+            })
             .collect()
     }
 }
@@ -136,12 +145,44 @@ pub(crate) fn batch(id: u64) -> SequenceBatch {
     SequenceBatch::single(id).expect("workload ids stay far below MAX_SEQUENCE_ID")
 }
 
+/// Workload id `id` as a source position, 2^16 entries per ledger: positions grow as ids do.
+pub fn position(id: u64) -> Position {
+    Position::new(id >> 16, id & 0xFFFF).expect("a shifted id is a valid ledger id")
+}
+
+/// Which watermark a workload's admissions check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ids {
+    /// Producer sequence ids (`admit`).
+    Sequence,
+    /// Replicated messages' source positions (`admit_replicated`), id `i` as [`position`]`(i)`.
+    Replicated,
+}
+
+impl Ids {
+    #[inline]
+    fn admit<D: SequenceDedup>(self, dedup: &D, producer: &D::Producer, id: u64) -> DupStatus {
+        match self {
+            Self::Sequence => dedup.admit(producer, batch(id)),
+            Self::Replicated => dedup.admit_replicated(producer, position(id)),
+        }
+    }
+
+    fn record_persisted<D: SequenceDedup>(self, dedup: &D, producer: &D::Producer, id: u64) {
+        match self {
+            Self::Sequence => dedup.record_persisted(producer, batch(id)),
+            Self::Replicated => dedup.record_replicated_persisted(producer, position(id)),
+        }
+    }
+}
+
 /// One thread's share of a shape: its producer handles and where each producer's ids are.
 pub struct Worker<D: SequenceDedup> {
     producers: Vec<D::Producer>,
     next_ids: Vec<u64>,
     cursor: usize,
     duplicate: bool,
+    ids: Ids,
 }
 
 impl<D: SequenceDedup> Worker<D> {
@@ -152,6 +193,7 @@ impl<D: SequenceDedup> Worker<D> {
             next_ids,
             cursor: 0,
             duplicate: false,
+            ids: Ids::Sequence,
         }
     }
 
@@ -175,7 +217,7 @@ impl<D: SequenceDedup> Worker<D> {
         } else {
             id
         };
-        let status = dedup.admit(&self.producers[i], batch(id));
+        let status = self.ids.admit(dedup, &self.producers[i], id);
         self.next_ids[i] += 1;
         self.cursor = if i + 1 == self.producers.len() {
             0

@@ -1,10 +1,12 @@
 //! Model-based property test: random operation sequences drive every implementation and a plain
-//! sequential model of Pulsar's semantics; every answer and every watermark must match.
+//! sequential model of Pulsar's semantics, by sequence id and by replicated source position;
+//! every answer and every watermark must match.
 
 use std::collections::HashMap;
 
 use dedup_lab::{
-    DupStatus, ImplementationVisitor, SequenceBatch, SequenceDedup, for_each_implementation,
+    DupStatus, ImplementationVisitor, Position, SequenceBatch, SequenceDedup,
+    for_each_implementation,
 };
 use proptest::prelude::*;
 
@@ -21,6 +23,17 @@ enum Op {
         producer: usize,
         id: u64,
     },
+    /// A replicated message at (ledger, entry) of its source cluster.
+    AdmitReplicated {
+        producer: usize,
+        ledger: u64,
+        entry: u64,
+    },
+    RecordReplicatedPersisted {
+        producer: usize,
+        ledger: u64,
+        entry: u64,
+    },
     ResetPushedToPersisted,
     Purge {
         producer: usize,
@@ -36,14 +49,27 @@ fn op() -> impl Strategy<Value = Op> {
         6 => (0..PRODUCERS, 0..24u64, 0..4u64)
             .prop_map(|(producer, low, span)| Op::Admit { producer, low, span }),
         2 => (0..PRODUCERS, 0..24u64).prop_map(|(producer, id)| Op::RecordPersisted { producer, id }),
+        // Few ledgers and entries, so positions collide and cross ledgers often.
+        4 => (0..PRODUCERS, 0..3u64, 0..6u64)
+            .prop_map(|(producer, ledger, entry)| Op::AdmitReplicated { producer, ledger, entry }),
+        2 => (0..PRODUCERS, 0..3u64, 0..6u64).prop_map(|(producer, ledger, entry)| {
+            Op::RecordReplicatedPersisted { producer, ledger, entry }
+        }),
         1 => Just(Op::ResetPushedToPersisted),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Purge { producer }),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Reconnect { producer }),
     ]
 }
 
+/// A producer's watermarks: pushed and persisted ids, pushed and persisted positions.
+type Marks = (Option<u64>, Option<u64>, Option<Position>, Option<Position>);
+
 /// What one step showed: the admission answer (if any) and every producer's watermarks after it.
-type Observation = (Option<DupStatus>, Vec<(Option<u64>, Option<u64>)>);
+type Observation = (Option<DupStatus>, Vec<Marks>);
+
+fn position(ledger: u64, entry: u64) -> Position {
+    Position::new(ledger, entry).unwrap()
+}
 
 fn name(producer: usize) -> String {
     format!("p{producer}")
@@ -54,6 +80,9 @@ fn name(producer: usize) -> String {
 struct Model {
     pushed: HashMap<String, u64>,
     persisted: HashMap<String, u64>,
+    /// Positions as (ledger, entry) tuples, whose order is the lexicographic one.
+    repl_pushed: HashMap<String, (u64, u64)>,
+    repl_persisted: HashMap<String, (u64, u64)>,
 }
 
 impl Model {
@@ -80,25 +109,58 @@ impl Model {
                 self.persisted.insert(name(producer), id);
                 None
             }
+            Op::AdmitReplicated {
+                producer,
+                ledger,
+                entry,
+            } => {
+                let (key, at) = (name(producer), (ledger, entry));
+                match self.repl_pushed.get(&key) {
+                    Some(&last) if at <= last => match self.repl_persisted.get(&key) {
+                        Some(&persisted) if at <= persisted => Some(DupStatus::Dup),
+                        _ => Some(DupStatus::Unknown),
+                    },
+                    _ => {
+                        self.repl_pushed.insert(key, at);
+                        Some(DupStatus::NotDup)
+                    }
+                }
+            }
+            Op::RecordReplicatedPersisted {
+                producer,
+                ledger,
+                entry,
+            } => {
+                self.repl_persisted.insert(name(producer), (ledger, entry));
+                None
+            }
             Op::ResetPushedToPersisted => {
                 self.pushed = self.persisted.clone();
+                self.repl_pushed = self.repl_persisted.clone();
                 None
             }
             Op::Purge { producer } => {
                 self.pushed.remove(&name(producer));
                 self.persisted.remove(&name(producer));
+                self.repl_pushed.remove(&name(producer));
+                self.repl_persisted.remove(&name(producer));
                 None
             }
             Op::Reconnect { .. } => None,
         }
     }
 
-    fn watermarks(&self) -> Vec<(Option<u64>, Option<u64>)> {
+    fn watermarks(&self) -> Vec<Marks> {
+        let at = |marks: &HashMap<String, (u64, u64)>, p| {
+            marks.get(&name(p)).map(|&(l, e)| position(l, e))
+        };
         (0..PRODUCERS)
             .map(|p| {
                 (
                     self.pushed.get(&name(p)).copied(),
                     self.persisted.get(&name(p)).copied(),
+                    at(&self.repl_pushed, p),
+                    at(&self.repl_persisted, p),
                 )
             })
             .collect()
@@ -123,6 +185,19 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     dedup.record_persisted(&handles[producer], SequenceBatch::single(id).unwrap());
                     None
                 }
+                Op::AdmitReplicated {
+                    producer,
+                    ledger,
+                    entry,
+                } => Some(dedup.admit_replicated(&handles[producer], position(ledger, entry))),
+                Op::RecordReplicatedPersisted {
+                    producer,
+                    ledger,
+                    entry,
+                } => {
+                    dedup.record_replicated_persisted(&handles[producer], position(ledger, entry));
+                    None
+                }
                 Op::ResetPushedToPersisted => {
                     dedup.reset_pushed_to_persisted();
                     None
@@ -141,6 +216,8 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     (
                         dedup.highest_pushed(&name(p)),
                         dedup.highest_persisted(&name(p)),
+                        dedup.highest_replicated_pushed(&name(p)),
+                        dedup.highest_replicated_persisted(&name(p)),
                     )
                 })
                 .collect();

@@ -1,24 +1,74 @@
 //! 32 threads race on one producer (the reconnect overlap taken to the extreme), over every
-//! implementation, with a recorded history: no id is ever admitted twice, pushed never goes
-//! backwards, the final pushed id is the highest admitted one, and it covers every id sent.
+//! implementation, with a recorded history, once by sequence id and once by replicated source
+//! position: nothing is ever admitted twice, pushed never goes backwards, the final pushed value
+//! is the highest admitted one, and it covers everything sent.
 
+use std::fmt::Debug;
+use std::marker::PhantomData;
 use std::sync::Barrier;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use dedup_lab::{DupStatus, ImplementationVisitor, SequenceBatch, SequenceDedup};
+use dedup_lab::{DupStatus, ImplementationVisitor, Position, SequenceBatch, SequenceDedup};
 
 const THREADS: usize = 32;
-const BATCHES_PER_THREAD: u64 = 400;
+const SENDS_PER_THREAD: u64 = 400;
 
-/// Thread `t` sends overlapping batches: low = 4j + t mod 3, high = low + t mod 4.
-fn batch_of(thread: usize, j: u64) -> SequenceBatch {
-    let low = 4 * j + (thread % 3) as u64;
-    SequenceBatch::new(low, low + (thread % 4) as u64).unwrap()
+/// What the racers send: sequence batches or source positions.
+trait Sent: Copy + Debug + Send + 'static {
+    type Watermark: Ord + Copy + Debug + Send;
+    /// Thread `t`'s `j`-th send; the threads' sends overlap.
+    fn of(thread: usize, j: u64) -> Self;
+    fn low(self) -> Self::Watermark;
+    fn high(self) -> Self::Watermark;
+    fn admit<D: SequenceDedup>(self, dedup: &D, producer: &D::Producer) -> DupStatus;
+    fn pushed<D: SequenceDedup>(dedup: &D, producer: &str) -> Option<Self::Watermark>;
 }
 
-struct Race;
+/// Thread `t` sends overlapping batches: low = 4j + t mod 3, high = low + t mod 4.
+impl Sent for SequenceBatch {
+    type Watermark = u64;
+    fn of(thread: usize, j: u64) -> Self {
+        let low = 4 * j + (thread % 3) as u64;
+        SequenceBatch::new(low, low + (thread % 4) as u64).unwrap()
+    }
+    fn low(self) -> u64 {
+        SequenceBatch::low(self)
+    }
+    fn high(self) -> u64 {
+        SequenceBatch::high(self)
+    }
+    fn admit<D: SequenceDedup>(self, dedup: &D, producer: &D::Producer) -> DupStatus {
+        dedup.admit(producer, self)
+    }
+    fn pushed<D: SequenceDedup>(dedup: &D, producer: &str) -> Option<u64> {
+        dedup.highest_pushed(producer)
+    }
+}
 
-impl ImplementationVisitor for Race {
+/// Thread `t` sends positions 16 to a ledger, entries overlapping between threads: a torn
+/// (ledger, entry) pair would show as a pushed position nobody sent, or one going backwards.
+impl Sent for Position {
+    type Watermark = Position;
+    fn of(thread: usize, j: u64) -> Self {
+        Position::new(j / 16, (j % 16) * 4 + (thread % 3) as u64).unwrap()
+    }
+    fn low(self) -> Position {
+        self
+    }
+    fn high(self) -> Position {
+        self
+    }
+    fn admit<D: SequenceDedup>(self, dedup: &D, producer: &D::Producer) -> DupStatus {
+        dedup.admit_replicated(producer, self)
+    }
+    fn pushed<D: SequenceDedup>(dedup: &D, producer: &str) -> Option<Position> {
+        dedup.highest_replicated_pushed(producer)
+    }
+}
+
+struct Race<S>(PhantomData<S>);
+
+impl<S: Sent> ImplementationVisitor for Race<S> {
     fn visit<D: SequenceDedup>(&mut self) {
         let dedup = D::default();
         let start = Barrier::new(THREADS + 1);
@@ -27,7 +77,7 @@ impl ImplementationVisitor for Race {
             let sampler = scope.spawn(|| {
                 let mut seen = Vec::new();
                 while !stop.load(Ordering::Relaxed) {
-                    seen.push(dedup.highest_pushed("racer"));
+                    seen.push(S::pushed(&dedup, "racer"));
                 }
                 seen
             });
@@ -37,8 +87,8 @@ impl ImplementationVisitor for Race {
                     scope.spawn(move || {
                         let handle = dedup.connect("racer");
                         start.wait();
-                        (0..BATCHES_PER_THREAD)
-                            .map(|j| (batch_of(t, j), dedup.admit(&handle, batch_of(t, j))))
+                        (0..SENDS_PER_THREAD)
+                            .map(|j| (S::of(t, j), S::of(t, j).admit(dedup, &handle)))
                             .collect::<Vec<_>>()
                     })
                 })
@@ -52,7 +102,7 @@ impl ImplementationVisitor for Race {
             (history, sampler.join().unwrap())
         });
 
-        let mut admitted: Vec<SequenceBatch> = history
+        let mut admitted: Vec<S> = history
             .iter()
             .filter(|(_, s)| *s == DupStatus::NotDup)
             .map(|(b, _)| *b)
@@ -60,37 +110,46 @@ impl ImplementationVisitor for Race {
         assert!(!admitted.is_empty(), "{}: nothing admitted", D::NAME);
         assert!(
             history.iter().all(|(_, s)| *s != DupStatus::Dup),
-            "{}: Dup without any persisted id",
+            "{}: Dup without anything persisted",
             D::NAME
         );
         admitted.sort_by_key(|b| b.low());
         for pair in admitted.windows(2) {
             assert!(
                 pair[1].low() > pair[0].high(),
-                "{}: ids admitted twice: {:?} and {:?}",
+                "{}: admitted twice: {:?} and {:?}",
                 D::NAME,
                 pair[0],
                 pair[1]
             );
         }
-        let observed: Vec<u64> = observed.into_iter().flatten().collect();
+        let observed: Vec<S::Watermark> = observed.into_iter().flatten().collect();
         assert!(
             observed.windows(2).all(|w| w[0] <= w[1]),
             "{}: highest pushed went backwards",
             D::NAME
         );
-        let max_admitted = admitted.iter().map(|b| b.high()).max();
+        let highs: Vec<S::Watermark> = admitted.iter().map(|b| b.high()).collect();
+        // `admitted` is sorted and never overlaps, so its high ends are sorted too.
+        assert!(
+            observed
+                .iter()
+                .all(|seen| highs.binary_search(seen).is_ok()),
+            "{}: a pushed value nobody admitted was seen",
+            D::NAME
+        );
+        let max_admitted = highs.iter().max().copied();
         assert_eq!(
-            dedup.highest_pushed("racer"),
+            S::pushed(&dedup, "racer"),
             max_admitted,
             "{}: lost update",
             D::NAME
         );
-        // Every batch was either admitted or rejected because pushed had reached its low id.
+        // Everything sent was either admitted or rejected because pushed had reached its low end.
         let max_low = history.iter().map(|(b, _)| b.low()).max();
         assert!(
             max_admitted >= max_low,
-            "{}: pushed below a rejected batch",
+            "{}: pushed below a rejected send",
             D::NAME
         );
     }
@@ -98,5 +157,10 @@ impl ImplementationVisitor for Race {
 
 #[test]
 fn thirty_two_callers_on_one_producer_never_admit_an_id_twice() {
-    dedup_lab::for_each_implementation(&mut Race);
+    dedup_lab::for_each_implementation(&mut Race::<SequenceBatch>(PhantomData));
+}
+
+#[test]
+fn thirty_two_callers_on_one_replicator_never_admit_a_position_twice_or_tear_one() {
+    dedup_lab::for_each_implementation(&mut Race::<Position>(PhantomData));
 }

@@ -1,11 +1,11 @@
 //! dhat testing mode: the designs that claim allocation-free steady-state admission make no heap
-//! allocation per admission in any shape: none at all on one thread, and at most one block per
+//! allocation per admission, by sequence id or by replicated position, in any shape: none at all on one thread, and at most one block per
 //! thread with several (a lock's lazily created per-thread parking data can first be needed in the
 //! measured window; it is created once per thread, never per call). `per-key-cas` allocates on
 //! accepted updates, as expected of papaya's boxed entries. One profiler per process, so this file
 //! has one test.
 
-use dedup_lab::workload::{SHAPES, Shape, run_window};
+use dedup_lab::workload::{Ids, SHAPES, Shape, run_window};
 use dedup_lab::{ImplementationVisitor, SequenceDedup, for_each_implementation};
 use labkit::lab::Window;
 
@@ -32,16 +32,17 @@ impl Window for BlocksInWindow {
 
 struct SteadyState {
     shape: Shape,
+    ids: Ids,
 }
 
 impl ImplementationVisitor for SteadyState {
     fn visit<D: SequenceDedup>(&mut self) {
         let dedup = D::default();
-        let mut workers = self.shape.prepare(&dedup);
+        let mut workers = self.shape.prepare_ids(&dedup, self.ids);
         let mut blocks = BlocksInWindow::default();
         run_window(&dedup, &mut workers, OPS, OPS, &mut blocks);
         let blocks = blocks.after.unwrap() - blocks.before.unwrap();
-        let what = format!("{} / {}", D::NAME, self.shape.name());
+        let what = format!("{} / {} / {:?}", D::NAME, self.shape.name(), self.ids);
         if D::ZERO_ALLOC_STEADY_STATE {
             let per_thread_state = if workers.len() == 1 {
                 0
@@ -96,6 +97,8 @@ fn steady_state_allocations_match_each_design_claim() {
     presize_parking_table();
     let _profiler = dhat::Profiler::builder().testing().build();
     for shape in SHAPES {
-        for_each_implementation(&mut SteadyState { shape });
+        for ids in [Ids::Sequence, Ids::Replicated] {
+            for_each_implementation(&mut SteadyState { shape, ids });
+        }
     }
 }

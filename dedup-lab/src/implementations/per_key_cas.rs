@@ -1,17 +1,89 @@
 //! `per-key-cas`: the shape of Pulsar #26763 on papaya: read the producer's pushed id, then
 //! insert-if-absent or compare-and-replace, retrying when another caller won. Like Java's boxed
 //! `Long`, every accepted update installs a new map entry (papaya boxes entries), so it allocates.
+//! Replicated positions take the same path in maps of their own, a position being one value
+//! replaced whole (as the `compute` variant of Pulsar's replication path does).
 
 use papaya::{Compute, HashMap, Operation};
 
 use super::{Hasher, ProducerName};
-use crate::sequence::classify;
+use crate::sequence::{Position, Watermark, classify};
 use crate::{DupStatus, SequenceBatch, SequenceDedup};
+
+/// Pushed and persisted watermarks of one kind, one map each.
+struct CasMaps<W> {
+    pushed: HashMap<ProducerName, W, Hasher>,
+    persisted: HashMap<ProducerName, W, Hasher>,
+}
+
+impl<W> Default for CasMaps<W> {
+    fn default() -> Self {
+        Self {
+            pushed: HashMap::default(),
+            persisted: HashMap::default(),
+        }
+    }
+}
+
+impl<W: Watermark> CasMaps<W> {
+    fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
+        let pushed = self.pushed.pin();
+        loop {
+            match pushed.get(producer).copied() {
+                Some(prev) if low <= prev => {
+                    let persisted = self.persisted.pin().get(producer).copied();
+                    return classify(low, Some(prev), persisted);
+                }
+                None => {
+                    if pushed.try_insert(producer.clone(), high).is_ok() {
+                        return DupStatus::NotDup;
+                    }
+                }
+                Some(prev) => {
+                    let replaced = pushed.compute(producer.clone(), |entry| match entry {
+                        Some((_, &current)) if current == prev => Operation::Insert(high),
+                        _ => Operation::Abort(()),
+                    });
+                    if !matches!(replaced, Compute::Aborted(())) {
+                        return DupStatus::NotDup;
+                    }
+                }
+            }
+            // Lost a race: re-read; the new value may now make this a duplicate.
+        }
+    }
+
+    fn record_persisted(&self, producer: &ProducerName, high: W) {
+        self.persisted.pin().insert(producer.clone(), high);
+    }
+
+    /// Not atomic with respect to admission (the trait's contract: only while fenced).
+    fn reset_pushed_to_persisted(&self) {
+        let pushed = self.pushed.pin();
+        pushed.clear();
+        for (name, id) in self.persisted.pin().iter() {
+            pushed.insert(name.clone(), *id);
+        }
+    }
+
+    fn pushed(&self, producer: &str) -> Option<W> {
+        self.pushed.pin().get(producer).copied()
+    }
+
+    fn persisted(&self, producer: &str) -> Option<W> {
+        self.persisted.pin().get(producer).copied()
+    }
+
+    fn purge(&self, producer: &str) {
+        self.pushed.pin().remove(producer);
+        self.persisted.pin().remove(producer);
+    }
+}
 
 #[derive(Default)]
 pub struct PerKeyCas {
-    pushed: HashMap<ProducerName, u64, Hasher>,
-    persisted: HashMap<ProducerName, u64, Hasher>,
+    producers: CasMaps<u64>,
+    replicated: CasMaps<Position>,
 }
 
 impl SequenceDedup for PerKeyCas {
@@ -24,54 +96,44 @@ impl SequenceDedup for PerKeyCas {
     }
 
     fn admit(&self, producer: &ProducerName, batch: SequenceBatch) -> DupStatus {
-        let pushed = self.pushed.pin();
-        loop {
-            match pushed.get(producer).copied() {
-                Some(prev) if batch.low() <= prev => {
-                    let persisted = self.persisted.pin().get(producer).copied();
-                    return classify(batch, Some(prev), persisted);
-                }
-                None => {
-                    if pushed.try_insert(producer.clone(), batch.high()).is_ok() {
-                        return DupStatus::NotDup;
-                    }
-                }
-                Some(prev) => {
-                    let replaced = pushed.compute(producer.clone(), |entry| match entry {
-                        Some((_, &current)) if current == prev => Operation::Insert(batch.high()),
-                        _ => Operation::Abort(()),
-                    });
-                    if !matches!(replaced, Compute::Aborted(())) {
-                        return DupStatus::NotDup;
-                    }
-                }
-            }
-            // Lost a race: re-read; the new value may now make this a duplicate.
-        }
+        self.producers.admit(producer, batch.low(), batch.high())
     }
 
     fn record_persisted(&self, producer: &ProducerName, batch: SequenceBatch) {
-        self.persisted.pin().insert(producer.clone(), batch.high());
+        self.producers.record_persisted(producer, batch.high());
+    }
+
+    fn admit_replicated(&self, producer: &ProducerName, position: Position) -> DupStatus {
+        self.replicated.admit(producer, position, position)
+    }
+
+    fn record_replicated_persisted(&self, producer: &ProducerName, position: Position) {
+        self.replicated.record_persisted(producer, position);
     }
 
     fn reset_pushed_to_persisted(&self) {
-        let pushed = self.pushed.pin();
-        pushed.clear();
-        for (name, id) in self.persisted.pin().iter() {
-            pushed.insert(name.clone(), *id);
-        }
+        self.producers.reset_pushed_to_persisted();
+        self.replicated.reset_pushed_to_persisted();
     }
 
     fn highest_pushed(&self, producer: &str) -> Option<u64> {
-        self.pushed.pin().get(producer).copied()
+        self.producers.pushed(producer)
     }
 
     fn highest_persisted(&self, producer: &str) -> Option<u64> {
-        self.persisted.pin().get(producer).copied()
+        self.producers.persisted(producer)
+    }
+
+    fn highest_replicated_pushed(&self, producer: &str) -> Option<Position> {
+        self.replicated.pushed(producer)
+    }
+
+    fn highest_replicated_persisted(&self, producer: &str) -> Option<Position> {
+        self.replicated.persisted(producer)
     }
 
     fn purge(&self, producer: &str) {
-        self.pushed.pin().remove(producer);
-        self.persisted.pin().remove(producer);
+        self.producers.purge(producer);
+        self.replicated.purge(producer);
     }
 }
