@@ -328,37 +328,17 @@ impl<D: SequenceDedup> Runner for PurgeSweep<D> {
 
 #[cfg(test)]
 mod tests {
+    use labkit::lab::EventTally;
+
     use super::*;
     use crate::{ImplementationVisitor, for_each_implementation};
-
-    /// Keeps what a run counts.
-    #[derive(Default)]
-    struct Counts(Vec<(EventName, u64)>);
-
-    impl Window for Counts {
-        fn open(&mut self) {}
-        fn close(&mut self) {}
-        fn count(&mut self, event: EventName, n: u64) {
-            self.0.push((event, n));
-        }
-    }
-
-    impl Counts {
-        fn total(&self, event: EventName) -> u64 {
-            self.0
-                .iter()
-                .filter(|(e, _)| *e == event)
-                .map(|(_, n)| n)
-                .sum()
-        }
-    }
 
     struct EveryAnswerAsPromised;
 
     impl ImplementationVisitor for EveryAnswerAsPromised {
         fn visit<D: SequenceDedup>(&mut self) {
             let mut churn = Churn::<D>::prepare(2);
-            let mut counts = Counts::default();
+            let mut counts = EventTally::default();
             churn.run(100, 5_000, &mut counts);
             churn.run(100, 5_000, &mut counts);
             assert_eq!(counts.total(UNEXPECTED), 0, "{} churn", D::NAME);
@@ -375,7 +355,7 @@ mod tests {
                 D::NAME
             );
             let mut sweep = PurgeSweep::<D>::prepare(true);
-            let mut counts = Counts::default();
+            let mut counts = EventTally::default();
             sweep.run(10, 2, &mut counts);
             assert_eq!(counts.total(UNEXPECTED), 0, "{} sweep", D::NAME);
             assert_eq!(sweep.dedup.highest_persisted("inactive-0"), None);

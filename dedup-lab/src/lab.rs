@@ -447,41 +447,37 @@ fn render(set: &ResultSet) -> Report {
             })
             .collect()
     };
+    // Time per op, aggregate throughput and instructions per op of an admission experiment.
+    let admission_tables = |experiment: &str| {
+        [
+            table(Metric::NsPerOp, &rows(experiment, cores, |_| true)),
+            table(
+                Metric::OpsPerSec,
+                &rows(experiment, cores, |p| p.threads > 1),
+            ),
+            table(
+                Metric::InstructionsPerOp,
+                &rows(experiment, cores, |p| p.counted),
+            ),
+        ]
+    };
+    let [time, throughput, instructions] = admission_tables(ADMISSION);
+    let [
+        replicated_time,
+        replicated_throughput,
+        replicated_instructions,
+    ] = admission_tables(REPLICATED_ADMISSION);
     let targets = target_specs();
     let checked = targets::check(&with_derived, &targets, target_experiments);
     let body = fill(
         include_str!("../report/report.md"),
         &[
-            ("time", table(Metric::NsPerOp, &admission)),
-            (
-                "throughput",
-                table(
-                    Metric::OpsPerSec,
-                    &rows(ADMISSION, cores, |p| p.threads > 1),
-                ),
-            ),
-            (
-                "instructions",
-                table(
-                    Metric::InstructionsPerOp,
-                    &rows(ADMISSION, cores, |p| p.counted),
-                ),
-            ),
-            ("replicated_time", table(Metric::NsPerOp, &replicated)),
-            (
-                "replicated_throughput",
-                table(
-                    Metric::OpsPerSec,
-                    &rows(REPLICATED_ADMISSION, cores, |p| p.threads > 1),
-                ),
-            ),
-            (
-                "replicated_instructions",
-                table(
-                    Metric::InstructionsPerOp,
-                    &rows(REPLICATED_ADMISSION, cores, |p| p.counted),
-                ),
-            ),
+            ("time", time),
+            ("throughput", throughput),
+            ("instructions", instructions),
+            ("replicated_time", replicated_time),
+            ("replicated_throughput", replicated_throughput),
+            ("replicated_instructions", replicated_instructions),
             ("churn_description", described(CHURN).description),
             ("churn_throughput", table(Metric::OpsPerSec, &churn)),
             (

@@ -234,6 +234,29 @@ pub trait Window {
     fn count(&mut self, _event: EventName, _n: u64) {}
 }
 
+/// A window that keeps only what a run counts: for tests of a lab's runners.
+#[derive(Debug, Default)]
+pub struct EventTally(Vec<(EventName, u64)>);
+
+impl EventTally {
+    /// Everything counted of `event`, over every run this window saw.
+    pub fn total(&self, event: EventName) -> u64 {
+        self.0
+            .iter()
+            .filter(|(e, _)| *e == event)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+impl Window for EventTally {
+    fn open(&mut self) {}
+    fn close(&mut self) {}
+    fn count(&mut self, event: EventName, n: u64) {
+        self.0.push((event, n));
+    }
+}
+
 /// No window: plain timing.
 impl Window for () {
     fn open(&mut self) {}

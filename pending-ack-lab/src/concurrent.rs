@@ -440,31 +440,21 @@ fn ack<S: SharedPendingAcks>(map: &S, keys: &[(u64, u64)], recorder: Option<&mut
 #[cfg(test)]
 mod tests {
     use super::*;
+    use labkit::lab::EventTally;
+
     use crate::implementations::nested_tree::NestedTree;
     use crate::implementations::striped_window::StripedWindow;
-
-    /// Keeps what a cycle counts.
-    #[derive(Default)]
-    struct Counts(Vec<(EventName, u64)>);
-
-    impl Window for Counts {
-        fn open(&mut self) {}
-        fn close(&mut self) {}
-        fn count(&mut self, event: EventName, n: u64) {
-            self.0.push((event, n));
-        }
-    }
 
     fn cycles_keep_the_dataset_s_size<S: SharedPendingAcks>() {
         let dataset = Dataset::find("1k-in-5").unwrap();
         for shape in SHAPES {
             let mut cycle = Cycle::<S>::prepare(shape, &dataset);
-            let mut counts = Counts::default();
+            let mut counts = EventTally::default();
             cycle.run(100, 3_000, &mut counts);
             // Every entry dispatched in the runs was acked or cleaned up, the holes included: the
             // cleanup's last pass runs after the ackers are through.
             assert_eq!(cycle.map.len(), 1_000, "{}", shape.name);
-            let counted = |event| counts.0.iter().find(|(e, _)| *e == event).unwrap().1;
+            let counted = |event| counts.total(event);
             assert_eq!(counted(PROBES) > 0, shape.prober, "{}", shape.name);
             if shape.cleaner {
                 assert!(

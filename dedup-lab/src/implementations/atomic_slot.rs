@@ -5,12 +5,22 @@
 
 use papaya::HashMap;
 
-use super::{Hasher, ProducerName};
-use crate::sequence::{Position, Watermark, WatermarkSlot};
-use crate::{DupStatus, SequenceBatch, SequenceDedup};
+use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore};
+use crate::DupStatus;
+use crate::sequence::{Watermark, WatermarkSlot};
+
+pub type AtomicSlot = ByName<SlotMap>;
+
+pub struct SlotMap;
+
+impl StoreDesign for SlotMap {
+    const NAME: &'static str = "atomic-slot";
+    const ZERO_ALLOC_STEADY_STATE: bool = true;
+    type Store<W: Watermark> = Slots<W>;
+}
 
 /// Every producer's slot of one kind.
-struct Slots<W: Watermark>(HashMap<ProducerName, WatermarkSlot<W>, Hasher>);
+pub struct Slots<W: Watermark>(HashMap<ProducerName, WatermarkSlot<W>, Hasher>);
 
 impl<W: Watermark> Default for Slots<W> {
     fn default() -> Self {
@@ -26,6 +36,16 @@ impl<W: Watermark> Slots<W> {
             None => f(slots.get_or_insert_with(producer.clone(), WatermarkSlot::default)),
         }
     }
+}
+
+impl<W: Watermark> WatermarkStore<W> for Slots<W> {
+    fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
+        self.with_slot(producer, |slot| slot.admit_span(low, high))
+    }
+
+    fn record_persisted(&self, producer: &ProducerName, high: W) {
+        self.with_slot(producer, |slot| slot.record_persisted_at(high));
+    }
 
     fn reset_pushed_to_persisted(&self) {
         for (_, slot) in self.0.pin().iter() {
@@ -33,68 +53,18 @@ impl<W: Watermark> Slots<W> {
         }
     }
 
-    fn get<R>(&self, producer: &str, f: impl FnOnce(&WatermarkSlot<W>) -> Option<R>) -> Option<R> {
-        self.0.pin().get(producer).and_then(f)
-    }
-}
-
-#[derive(Default)]
-pub struct AtomicSlot {
-    slots: Slots<u64>,
-    replicated: Slots<Position>,
-}
-
-impl SequenceDedup for AtomicSlot {
-    const NAME: &'static str = "atomic-slot";
-    const ZERO_ALLOC_STEADY_STATE: bool = true;
-    type Producer = ProducerName;
-
-    fn connect(&self, producer: &str) -> ProducerName {
-        producer.into()
+    fn pushed(&self, producer: &str) -> Option<W> {
+        self.0.pin().get(producer).and_then(WatermarkSlot::pushed)
     }
 
-    fn admit(&self, producer: &ProducerName, batch: SequenceBatch) -> DupStatus {
-        self.slots.with_slot(producer, |slot| slot.admit(batch))
-    }
-
-    fn record_persisted(&self, producer: &ProducerName, batch: SequenceBatch) {
-        self.slots
-            .with_slot(producer, |slot| slot.record_persisted(batch));
-    }
-
-    fn admit_replicated(&self, producer: &ProducerName, position: Position) -> DupStatus {
-        self.replicated
-            .with_slot(producer, |slot| slot.admit_span(position, position))
-    }
-
-    fn record_replicated_persisted(&self, producer: &ProducerName, position: Position) {
-        self.replicated
-            .with_slot(producer, |slot| slot.record_persisted_at(position));
-    }
-
-    fn reset_pushed_to_persisted(&self) {
-        self.slots.reset_pushed_to_persisted();
-        self.replicated.reset_pushed_to_persisted();
-    }
-
-    fn highest_pushed(&self, producer: &str) -> Option<u64> {
-        self.slots.get(producer, WatermarkSlot::pushed)
-    }
-
-    fn highest_persisted(&self, producer: &str) -> Option<u64> {
-        self.slots.get(producer, WatermarkSlot::persisted)
-    }
-
-    fn highest_replicated_pushed(&self, producer: &str) -> Option<Position> {
-        self.replicated.get(producer, WatermarkSlot::pushed)
-    }
-
-    fn highest_replicated_persisted(&self, producer: &str) -> Option<Position> {
-        self.replicated.get(producer, WatermarkSlot::persisted)
+    fn persisted(&self, producer: &str) -> Option<W> {
+        self.0
+            .pin()
+            .get(producer)
+            .and_then(WatermarkSlot::persisted)
     }
 
     fn purge(&self, producer: &str) {
-        self.slots.0.pin().remove(producer);
-        self.replicated.0.pin().remove(producer);
+        self.0.pin().remove(producer);
     }
 }

@@ -6,12 +6,22 @@
 
 use papaya::{Compute, HashMap, Operation};
 
-use super::{Hasher, ProducerName};
-use crate::sequence::{Position, Watermark, classify};
-use crate::{DupStatus, SequenceBatch, SequenceDedup};
+use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore};
+use crate::DupStatus;
+use crate::sequence::{Watermark, classify};
+
+pub type PerKeyCas = ByName<PerKey>;
+
+pub struct PerKey;
+
+impl StoreDesign for PerKey {
+    const NAME: &'static str = "per-key-cas";
+    const ZERO_ALLOC_STEADY_STATE: bool = false;
+    type Store<W: Watermark> = CasMaps<W>;
+}
 
 /// Pushed and persisted watermarks of one kind, one map each.
-struct CasMaps<W> {
+pub struct CasMaps<W> {
     pushed: HashMap<ProducerName, W, Hasher>,
     persisted: HashMap<ProducerName, W, Hasher>,
 }
@@ -25,7 +35,7 @@ impl<W> Default for CasMaps<W> {
     }
 }
 
-impl<W: Watermark> CasMaps<W> {
+impl<W: Watermark> WatermarkStore<W> for CasMaps<W> {
     fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
         let pushed = self.pushed.pin();
         loop {
@@ -77,63 +87,5 @@ impl<W: Watermark> CasMaps<W> {
     fn purge(&self, producer: &str) {
         self.pushed.pin().remove(producer);
         self.persisted.pin().remove(producer);
-    }
-}
-
-#[derive(Default)]
-pub struct PerKeyCas {
-    producers: CasMaps<u64>,
-    replicated: CasMaps<Position>,
-}
-
-impl SequenceDedup for PerKeyCas {
-    const NAME: &'static str = "per-key-cas";
-    const ZERO_ALLOC_STEADY_STATE: bool = false;
-    type Producer = ProducerName;
-
-    fn connect(&self, producer: &str) -> ProducerName {
-        producer.into()
-    }
-
-    fn admit(&self, producer: &ProducerName, batch: SequenceBatch) -> DupStatus {
-        self.producers.admit(producer, batch.low(), batch.high())
-    }
-
-    fn record_persisted(&self, producer: &ProducerName, batch: SequenceBatch) {
-        self.producers.record_persisted(producer, batch.high());
-    }
-
-    fn admit_replicated(&self, producer: &ProducerName, position: Position) -> DupStatus {
-        self.replicated.admit(producer, position, position)
-    }
-
-    fn record_replicated_persisted(&self, producer: &ProducerName, position: Position) {
-        self.replicated.record_persisted(producer, position);
-    }
-
-    fn reset_pushed_to_persisted(&self) {
-        self.producers.reset_pushed_to_persisted();
-        self.replicated.reset_pushed_to_persisted();
-    }
-
-    fn highest_pushed(&self, producer: &str) -> Option<u64> {
-        self.producers.pushed(producer)
-    }
-
-    fn highest_persisted(&self, producer: &str) -> Option<u64> {
-        self.producers.persisted(producer)
-    }
-
-    fn highest_replicated_pushed(&self, producer: &str) -> Option<Position> {
-        self.replicated.pushed(producer)
-    }
-
-    fn highest_replicated_persisted(&self, producer: &str) -> Option<Position> {
-        self.replicated.persisted(producer)
-    }
-
-    fn purge(&self, producer: &str) {
-        self.producers.purge(producer);
-        self.replicated.purge(producer);
     }
 }
