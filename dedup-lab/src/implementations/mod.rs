@@ -22,7 +22,7 @@ pub type ProducerName = Arc<str>;
 /// Watermarks of one producer for designs that keep both under one lock: sequence ids, or a
 /// replicator's source positions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Watermarks<W = u64> {
+pub struct Watermarks<W> {
     pub pushed: Option<W>,
     pub persisted: Option<W>,
 }
@@ -44,13 +44,6 @@ impl<W: Watermark> Watermarks<W> {
             self.pushed = Some(high);
         }
         status
-    }
-}
-
-impl Watermarks {
-    /// The admission decision and write of a sequence batch on a locked entry.
-    pub fn admit(&mut self, batch: SequenceBatch) -> DupStatus {
-        self.admit_span(batch.low(), batch.high())
     }
 }
 
