@@ -111,6 +111,15 @@ impl Generator {
         self.spans_mut().clone()
     }
 
+    /// Time spent generating, summed over the finished generations from number `from` on.
+    pub fn generating_since(&self, from: u64) -> std::time::Duration {
+        self.spans_mut()
+            .iter()
+            .skip(from as usize)
+            .filter_map(|s| Some(s.finished? - s.started))
+            .sum()
+    }
+
     /// Finished generations from number `from` on that no response carried in time: work spent
     /// for clients that had already given up.
     pub fn wasted_since(&self, from: u64) -> u64 {

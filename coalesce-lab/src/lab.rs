@@ -3,15 +3,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use labkit::document::Document;
 use labkit::lab::{
     BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
 use labkit::latency::LatencySink;
-use labkit::record::{EventName, Metric, ResultSet, RunMode};
-use labkit::report::{
-    Report, Row, comparison_table, fill, format_duration, joined_table, latency_chart,
-    latency_table, metric_chart, timer_overhead_ns,
-};
+use labkit::record::{EventName, Record, ResultSet, RunMode};
 
 use crate::load::{LoadGenerator, Plan};
 use crate::server::Server;
@@ -24,7 +21,7 @@ pub static LAB: CoalesceLab = CoalesceLab;
 pub struct CoalesceLab;
 
 /// Requests under load, one scenario per parameter.
-const SCRAPE: &str = "scrape";
+pub const SCRAPE: &str = "scrape";
 
 /// The lab's own events, counted per 100 requests and per second of a measured run.
 pub const SERVED: EventName = EventName::new("served");
@@ -32,6 +29,8 @@ pub const SERVED: EventName = EventName::new("served");
 pub const BODY_MIB: EventName = EventName::new("body-mib");
 pub const GENERATIONS: EventName = EventName::new("generations");
 pub const WASTED: EventName = EventName::new("wasted-generations");
+/// Microseconds spent generating (finished generations), so a generation's own time is known.
+pub const GENERATING_US: EventName = EventName::new("generating-us");
 pub const TIMEOUTS: EventName = EventName::new("timeouts");
 pub const REFUSED: EventName = EventName::new("refused-503");
 pub const ERRORS: EventName = EventName::new("errors");
@@ -121,79 +120,12 @@ impl Lab for CoalesceLab {
             .ok_or_else(|| format!("{implementation}: nothing opened"))?
     }
 
-    fn report(&self, set: &ResultSet) -> Report {
-        let cores = set.environment.cores;
-        let implementations = self.implementations();
-        let experiment = &self.experiments()[0];
-        let rows = Row::all(experiment, cores);
-        let table =
-            |metric: Metric| comparison_table(set, metric, &rows, &implementations).render();
-        let mut charts = vec![
-            metric_chart(
-                set,
-                "coalesce-goodput",
-                "coalesce: requests served per second, by scenario",
-                Metric::EventsPerSec(SERVED),
-                &rows,
-                &implementations,
-            ),
-            metric_chart(
-                set,
-                "coalesce-peak-heap",
-                "coalesce: peak live heap above the pre-run level, by scenario",
-                Metric::PeakHeapBytes,
-                &rows,
-                &implementations,
-            ),
-        ];
-        let mut latency = String::new();
-        for row in &rows {
-            let stem = format!("coalesce-latency-{}", row.parameter);
-            latency.push_str(&format!(
-                "### {}
+    fn derived(&self, set: &ResultSet) -> Vec<Record> {
+        crate::report::derived(set)
+    }
 
-{}
-![percentiles](charts/{stem}.svg)
-
-",
-                row.label,
-                latency_table(set, row, &implementations).render()
-            ));
-            charts.push(latency_chart(
-                set,
-                &stem,
-                &format!("coalesce: latency percentiles, {}", row.parameter),
-                row,
-                &implementations,
-            ));
-        }
-        let timer = timer_overhead_ns(set).map_or("(not measured)".into(), format_duration);
-        let body = fill(
-            include_str!("../report/report.md"),
-            &[
-                ("seed", include_str!("../report/seed.md").to_owned()),
-                ("latency", latency),
-                ("timer", timer),
-                ("goodput", table(Metric::EventsPerSec(SERVED))),
-                ("throughput", table(Metric::OpsPerSec)),
-                ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
-                ("p50", table(Metric::LatencyP50Ns)),
-                ("p99", table(Metric::LatencyP99Ns)),
-                ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
-                ("wasted", table(Metric::EventsPer100Ops(WASTED))),
-                ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
-                ("refused", table(Metric::EventsPer100Ops(REFUSED))),
-                ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
-                ("peak_heap", table(Metric::PeakHeapBytes)),
-                ("peak_rss", table(Metric::PeakRssBytes)),
-                ("cpu", table(Metric::CpuNsPerOp)),
-                ("allocs", table(Metric::AllocsPerOp)),
-                ("bytes", table(Metric::BytesPerOp)),
-                ("all", joined_table(set).render()),
-            ],
-        )
-        .expect("the report template and its values are written together");
-        Report { body, charts }
+    fn report(&self, set: &ResultSet) -> Document {
+        crate::report::document(set)
     }
 }
 
@@ -247,10 +179,12 @@ impl Runner for Scrapes {
             opened_at: 0,
             generations: 0,
             wasted: 0,
+            generating: std::time::Duration::ZERO,
             backlog: 0,
         };
         let outcome = self.load.run(plan, warm_up, &mut edges, false);
         let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
+        let generating = edges.generating.as_micros() as u64;
         let tally = outcome.tally;
         if tally.corrupt > 0 {
             eprintln!(
@@ -263,6 +197,7 @@ impl Runner for Scrapes {
             (BODY_MIB, tally.body_bytes >> 20),
             (GENERATIONS, generations),
             (WASTED, wasted),
+            (GENERATING_US, generating),
             (TIMEOUTS, tally.timeouts),
             (REFUSED, tally.refused),
             (ERRORS, tally.errors),
@@ -282,6 +217,7 @@ struct ServerEdges<'a> {
     opened_at: u64,
     generations: u64,
     wasted: u64,
+    generating: std::time::Duration,
     backlog: usize,
 }
 
@@ -296,6 +232,7 @@ impl Window for ServerEdges<'_> {
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
         self.wasted = generator.wasted_since(self.opened_at);
+        self.generating = generator.generating_since(self.opened_at);
         self.backlog = self.server.backlog();
     }
 

@@ -17,6 +17,7 @@ pub mod implementations;
 pub mod lab;
 pub mod load;
 pub mod queue;
+pub mod report;
 pub mod server;
 pub mod workload;
 

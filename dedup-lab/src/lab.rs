@@ -2,16 +2,13 @@
 
 use std::time::Duration;
 
+use labkit::callgrind::Buckets;
+use labkit::document::Document;
 use labkit::lab::{
     BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
-use labkit::record::{BenchId, Metric, Record, ResultSet, RunMode};
-use labkit::report::{
-    Report, Row, comparison_table, fill, format_duration, joined_table, latency_chart,
-    latency_table, metric_chart,
-};
-use labkit::table::{Align, Table, format_count, format_number};
-use labkit::targets::{self, Targets};
+use labkit::record::{Record, ResultSet, RunMode};
+use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
 use crate::workload::{Ids, SHAPES, Shape, Worker, run_window};
@@ -23,35 +20,35 @@ pub static LAB: DedupLab = DedupLab;
 pub struct DedupLab;
 
 /// Admission checks on every shape.
-const ADMISSION: &str = "admission";
+pub(crate) const ADMISSION: &str = "admission";
 /// Admission checks of replicated messages by source position.
-const REPLICATED_ADMISSION: &str = "replicated-admission";
+pub(crate) const REPLICATED_ADMISSION: &str = "replicated-admission";
 /// The shapes the replicated path runs: a replicator is one producer per remote cluster, so what
 /// matters is one caller's cost and the reconnect overlap, not many producers.
 const REPLICATED_SHAPES: [&str; 5] = ["single", "duplicate", "distinct-2", "shared-2", "shared-16"];
 /// Admissions while producers connect, reconnect and are purged ([`Churn`]).
-const CHURN: &str = "churn";
+pub(crate) const CHURN: &str = "churn";
 /// Publishing threads of the churn experiment (each with its own live producers).
-const CHURN_PUBLISHERS: [usize; 2] = [1, 2];
+pub(crate) const CHURN_PUBLISHERS: [usize; 2] = [1, 2];
 /// One publisher beside inactive producers, nothing purged: the purge's reference tail.
-const BESIDE_INACTIVE: &str = "admission-beside-inactive";
+pub(crate) const BESIDE_INACTIVE: &str = "admission-beside-inactive";
 /// A purge sweep of the inactive producers beside that publisher.
-const PURGE_SWEEP: &str = "purge-sweep";
+pub(crate) const PURGE_SWEEP: &str = "purge-sweep";
 /// The parameter of both purge experiments.
-const INACTIVE_PARAMETER: &str = "100k-inactive";
+pub(crate) const INACTIVE_PARAMETER: &str = "100k-inactive";
 /// Heap retained after one message from each of n producers.
-const FOOTPRINT: &str = "footprint";
+pub(crate) const FOOTPRINT: &str = "footprint";
 /// Derived: footprint over the producers still known.
-const FOOTPRINT_PER_PRODUCER: &str = "footprint-per-producer";
+pub(crate) const FOOTPRINT_PER_PRODUCER: &str = "footprint-per-producer";
 /// Derived: a purge sweep's admission p99.9 minus the reference's.
-const PURGE_ADDED_TAIL: &str = "purge-added-tail";
+pub(crate) const PURGE_ADDED_TAIL: &str = "purge-added-tail";
 
 /// State growth: `producers` producers each admit one message; all but the newest `kept` are
 /// then purged (`kept == producers`: no purge).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Growth {
-    producers: usize,
-    kept: usize,
+pub(crate) struct Growth {
+    pub(crate) producers: usize,
+    pub(crate) kept: usize,
 }
 
 const GROWTH: [Growth; 7] = [
@@ -96,7 +93,7 @@ impl Growth {
         }
     }
 
-    fn find(name: &str) -> Result<Self, String> {
+    pub(crate) fn find(name: &str) -> Result<Self, String> {
         GROWTH
             .into_iter()
             .find(|g| g.name() == name)
@@ -280,261 +277,17 @@ impl Lab for DedupLab {
             .ok_or_else(|| format!("{implementation}: nothing opened"))
     }
 
-    fn report(&self, set: &ResultSet) -> Report {
-        render(set)
+    fn cost_buckets(&self) -> Buckets {
+        crate::report::cost_buckets()
     }
-}
 
-fn described(name: &str) -> Experiment {
-    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
-}
-
-/// The rows of `experiment` whose parameters `keep` selects.
-fn rows(experiment: &str, cores: usize, keep: impl Fn(&Parameter) -> bool) -> Vec<Row> {
-    let experiment = described(experiment);
-    experiment
-        .parameters
-        .iter()
-        .filter(|p| keep(p))
-        .map(|p| Row::of(&experiment, p, cores))
-        .collect()
-}
-
-/// The records derived from measured ones: footprint per producer still known, and what a purge
-/// sweep adds to the publisher's p99.9.
-fn derived(set: &ResultSet) -> Vec<Record> {
-    let mut out = Vec::new();
-    for r in &set.records {
-        if r.id.experiment == FOOTPRINT
-            && r.metric == Metric::RetainedBytes
-            && let Ok(growth) = Growth::find(&r.id.parameter)
-        {
-            let id = BenchId::new(
-                FOOTPRINT_PER_PRODUCER,
-                &r.id.implementation,
-                &r.id.parameter,
-            );
-            out.push(Record::new(id, r.metric, r.value / growth.kept as f64));
-        }
-        if r.id.experiment == PURGE_SWEEP && r.metric == Metric::LatencyP999Ns {
-            let alone = BenchId::new(BESIDE_INACTIVE, &r.id.implementation, &r.id.parameter);
-            if let Some(alone) = set.find(&alone, r.metric) {
-                let id = BenchId::new(PURGE_ADDED_TAIL, &r.id.implementation, &r.id.parameter);
-                out.push(Record::new(id, r.metric, r.value - alone.value));
-            }
-        }
+    fn derived(&self, set: &ResultSet) -> Vec<Record> {
+        crate::report::derived(set)
     }
-    out
-}
 
-/// The experiments, with their parameters, a target's `experiment` stands for (a derived one
-/// has the parameters of the experiment it comes from).
-fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let source = match name {
-        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
-        PURGE_ADDED_TAIL => PURGE_SWEEP,
-        other => other,
-    };
-    labkit::lab::experiment(&LAB, source)
-        .map(|e| {
-            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
-            vec![(name.to_owned(), parameters)]
-        })
-        .unwrap_or_default()
-}
-
-fn target_specs() -> Targets {
-    Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
-}
-
-/// A signed duration: `+1.20 µs`, `−350 ns`.
-fn format_added(ns: f64) -> String {
-    let sign = if ns < 0.0 { "−" } else { "+" };
-    format!("{sign}{}", format_duration(ns.abs()))
-}
-
-/// Answers outside the contract per row and design, as counts (a comparison to the baseline
-/// means nothing when both should be zero).
-fn unexpected_table(set: &ResultSet, rows: &[Row], implementations: &[&str]) -> Table {
-    let mut table = implementations
-        .iter()
-        .fold(Table::new().column("Case", Align::Left), |t, i| {
-            t.column(&format!("`{i}`"), Align::Right)
-        });
-    for row in rows {
-        let mut cells = vec![format!("{} · `{}`", row.experiment, row.parameter)];
-        cells.extend(implementations.iter().map(|implementation| {
-            let id = BenchId::new(&row.experiment, implementation, &row.parameter);
-            set.find(&id, Metric::EventsPer100Ops(crate::churn::UNEXPECTED))
-                .map_or_else(|| "—".into(), |r| format_number(r.value))
-        }));
-        table.row(cells);
+    fn report(&self, set: &ResultSet) -> Document {
+        crate::report::document(set)
     }
-    table
-}
-
-/// Per design: the publisher's p99.9 alone and during purge sweeps, and the difference.
-fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
-    let mut table = Table::new()
-        .column("Design", Align::Left)
-        .column("p99.9 beside inactive producers", Align::Right)
-        .column("p99.9 during purge sweeps", Align::Right)
-        .column("added", Align::Right);
-    for implementation in implementations {
-        let find = |experiment: &str| {
-            set.find(
-                &BenchId::new(experiment, implementation, INACTIVE_PARAMETER),
-                Metric::LatencyP999Ns,
-            )
-            .map(|r| r.value)
-        };
-        let (alone, sweeping) = (find(BESIDE_INACTIVE), find(PURGE_SWEEP));
-        let show = |v: Option<f64>| v.map_or_else(|| "—".into(), format_duration);
-        let added = match (alone, sweeping) {
-            (Some(a), Some(s)) => format_added(s - a),
-            _ => "—".into(),
-        };
-        table.row(vec![
-            format!("`{implementation}`"),
-            show(alone),
-            show(sweeping),
-            added,
-        ]);
-    }
-    table
-}
-
-fn render(set: &ResultSet) -> Report {
-    let cores = set.environment.cores;
-    let implementations = LAB.implementations();
-    let mut with_derived = set.clone();
-    with_derived.records.extend(derived(set));
-    let table = |metric: Metric, rows: &[Row]| {
-        comparison_table(&with_derived, metric, rows, &implementations).render()
-    };
-    let admission = rows(ADMISSION, cores, |_| true);
-    let replicated = rows(REPLICATED_ADMISSION, cores, |_| true);
-    let churn = rows(CHURN, cores, |_| true);
-    let purge = [
-        rows(BESIDE_INACTIVE, cores, |_| true),
-        rows(PURGE_SWEEP, cores, |_| true),
-    ]
-    .concat();
-    let footprint = rows(FOOTPRINT, cores, |_| true);
-    let per_producer: Vec<Row> = footprint
-        .iter()
-        .map(|row| Row {
-            experiment: FOOTPRINT_PER_PRODUCER.into(),
-            ..row.clone()
-        })
-        .collect();
-    let timed: Vec<Row> = [
-        admission.clone(),
-        replicated.clone(),
-        churn.clone(),
-        purge.clone(),
-    ]
-    .concat();
-    let latencies = |rows: &[Row]| -> String {
-        rows.iter()
-            .map(|row| {
-                format!(
-                    "Admission latency · {} · {}\n\n{}\n",
-                    row.experiment,
-                    row.label,
-                    latency_table(set, row, &implementations).render()
-                )
-            })
-            .collect()
-    };
-    // Time per op, aggregate throughput and instructions per op of an admission experiment.
-    let admission_tables = |experiment: &str| {
-        [
-            table(Metric::NsPerOp, &rows(experiment, cores, |_| true)),
-            table(
-                Metric::OpsPerSec,
-                &rows(experiment, cores, |p| p.threads > 1),
-            ),
-            table(
-                Metric::InstructionsPerOp,
-                &rows(experiment, cores, |p| p.counted),
-            ),
-        ]
-    };
-    let [time, throughput, instructions] = admission_tables(ADMISSION);
-    let [
-        replicated_time,
-        replicated_throughput,
-        replicated_instructions,
-    ] = admission_tables(REPLICATED_ADMISSION);
-    let targets = target_specs();
-    let checked = targets::check(&with_derived, &targets, target_experiments);
-    let body = fill(
-        include_str!("../report/report.md"),
-        &[
-            ("time", time),
-            ("throughput", throughput),
-            ("instructions", instructions),
-            ("replicated_time", replicated_time),
-            ("replicated_throughput", replicated_throughput),
-            ("replicated_instructions", replicated_instructions),
-            ("churn_description", described(CHURN).description),
-            ("churn_throughput", table(Metric::OpsPerSec, &churn)),
-            (
-                "churn_unexpected",
-                unexpected_table(
-                    set,
-                    &[churn.clone(), purge.clone()].concat(),
-                    &implementations,
-                )
-                .render(),
-            ),
-            ("churn_latency", latencies(&churn)),
-            ("sweep_time", table(Metric::NsPerOp, &purge[1..])),
-            ("purge_latency", latencies(&purge)),
-            (
-                "purge_tail",
-                purge_tail_table(set, &implementations).render(),
-            ),
-            ("allocs", table(Metric::AllocsPerOp, &timed)),
-            ("bytes", table(Metric::BytesPerOp, &timed)),
-            ("retained", table(Metric::RetainedBytes, &footprint)),
-            ("per_producer", table(Metric::RetainedBytes, &per_producer)),
-            (
-                "retained_usable",
-                table(Metric::RetainedUsableBytes, &footprint),
-            ),
-            ("targets_source", targets.source.clone()),
-            ("targets", targets::table(checked, "measured").render()),
-            (
-                "targets_notes",
-                include_str!("../report/targets-notes.md").into(),
-            ),
-            ("all", joined_table(set).render()),
-        ],
-    )
-    .expect("the report template and its values are written together");
-    let mut charts = vec![metric_chart(
-        set,
-        "dedup-admission-ns",
-        "dedup: time per admission by thread shape (ns/op, median)",
-        Metric::NsPerOp,
-        &admission,
-        &implementations,
-    )];
-    for row in churn.iter().chain(&purge) {
-        charts.push(latency_chart(
-            set,
-            &format!("dedup-{}-{}-latency", row.experiment, row.parameter),
-            &format!(
-                "dedup: {} · {}, admission latency percentiles",
-                row.experiment, row.parameter
-            ),
-            row,
-            &implementations,
-        ));
-    }
-    Report { body, charts }
 }
 
 /// What [`Open`] prepares.
@@ -656,91 +409,6 @@ mod tests {
         for (module, name) in modules.iter().zip(LAB.implementations()) {
             assert_eq!(module.replace('_', "-"), name);
             assert_eq!(labkit::lab::counted_cases(&LAB, module).len(), 4);
-        }
-    }
-
-    #[test]
-    fn the_report_renders_from_an_empty_set() {
-        let set = ResultSet {
-            lab: "dedup".into(),
-            mode: RunMode::Smoke,
-            environment: labkit::env::Environment::fixed_for_tests(),
-            timing: None,
-            records: vec![],
-        };
-        let report = LAB.report(&set);
-        assert!(report.body.contains("## Time per admission"));
-        assert!(report.body.contains("oversubscribed: 16 threads"));
-        assert!(report.body.contains("## Under producer churn"));
-        assert!(
-            report
-                .body
-                .contains("`2-publishers`: 2 publishing threads, 250 producers")
-        );
-        assert!(report.body.contains("oversubscribed: 3 threads"));
-        assert!(!report.body.contains("{{"), "every placeholder filled");
-        // The admission chart, and one latency chart per churn and purge row.
-        assert_eq!(report.charts.len(), 1 + CHURN_PUBLISHERS.len() + 2);
-    }
-
-    #[test]
-    fn derived_records_divide_by_the_producers_kept_and_subtract_the_reference_tail() {
-        let record = |experiment: &str, parameter: &str, metric: Metric, value: f64| {
-            Record::new(
-                BenchId::new(experiment, "atomic-slot", parameter),
-                metric,
-                value,
-            )
-        };
-        let set = ResultSet {
-            lab: "dedup".into(),
-            mode: RunMode::Smoke,
-            environment: labkit::env::Environment::fixed_for_tests(),
-            timing: None,
-            records: vec![
-                record(
-                    FOOTPRINT,
-                    "1000000-producers-purged-to-10000",
-                    Metric::RetainedBytes,
-                    1e6,
-                ),
-                record(
-                    BESIDE_INACTIVE,
-                    INACTIVE_PARAMETER,
-                    Metric::LatencyP999Ns,
-                    900.0,
-                ),
-                record(
-                    PURGE_SWEEP,
-                    INACTIVE_PARAMETER,
-                    Metric::LatencyP999Ns,
-                    2_400.0,
-                ),
-            ],
-        };
-        let values: Vec<(String, f64)> = derived(&set)
-            .into_iter()
-            .map(|r| (r.id.to_string(), r.value))
-            .collect();
-        assert_eq!(
-            values,
-            [
-                (
-                    "footprint-per-producer/atomic-slot/1000000-producers-purged-to-10000".into(),
-                    100.0
-                ),
-                ("purge-added-tail/atomic-slot/100k-inactive".into(), 1_500.0),
-            ]
-        );
-        for spec in &target_specs().targets {
-            assert!(
-                !target_experiments(&spec.experiment).is_empty(),
-                "{}",
-                spec.what
-            );
-            for named in spec.implementation.iter().chain(&spec.versus) {
-                assert!(LAB.implementations().contains(&named.as_str()), "{named}");
-            }
         }
     }
 }

@@ -8,6 +8,7 @@
 pub mod churn;
 pub mod implementations;
 pub mod lab;
+pub mod report;
 pub mod sequence;
 pub mod workload;
 
@@ -28,13 +29,13 @@ pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, Position, SequenceBat
 /// - [`reset_pushed_to_persisted`](SequenceDedup::reset_pushed_to_persisted) runs only while the
 ///   topic is fenced: no `admit` or `record_persisted` of any producer is in flight, as in
 ///   Pulsar's add-failure path. It is not atomic with respect to admission: racing it,
-///   `per-key-cas` answered NotDup for ids at or below the persisted one (its reset clears the
+///   `papaya-cas` answered NotDup for ids at or below the persisted one (its reset clears the
 ///   pushed map, then refills it), and a slot reset that reads persisted before a racing record
 ///   can leave pushed below persisted.
 /// - [`purge`](SequenceDedup::purge) of a producer runs only while that producer is inactive (no
 ///   connection of it admits or records; Pulsar purges producers inactive for a while); other
 ///   producers may publish meanwhile. An admission of the same producer overlapping its purge
-///   may answer Unknown (`per-key-cas`, `producer-handle`).
+///   may answer Unknown (`papaya-cas`, `producer-handle`).
 ///
 /// `tests/contract.rs` checks exactly these promises for every design.
 pub trait SequenceDedup: Default + Send + Sync + 'static {
@@ -93,7 +94,9 @@ macro_rules! with_implementations {
     ($callback:ident) => {
         $callback! {
             topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
-            per_key_cas => $crate::implementations::per_key_cas::PerKeyCas,
+            chm_monitor => $crate::implementations::chm_monitor::ChmMonitor,
+            chm_replace => $crate::implementations::chm_replace::ChmReplace,
+            papaya_cas => $crate::implementations::papaya_cas::PapayaCas,
             atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
             sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
             producer_handle => $crate::implementations::producer_handle::ProducerHandle,

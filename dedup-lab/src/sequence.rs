@@ -104,6 +104,14 @@ impl Position {
         }
         Ok(Self { ledger, entry })
     }
+
+    pub fn ledger(self) -> u64 {
+        self.ledger
+    }
+
+    pub fn entry(self) -> u64 {
+        self.entry
+    }
 }
 
 /// The three-valued decision on plain values, written once for every design and both kinds of

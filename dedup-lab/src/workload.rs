@@ -25,19 +25,26 @@ pub enum Shape {
     /// `threads` connections of one producer sending the same ids (the reconnect overlap): each
     /// id is admitted once, the other callers get Unknown.
     Shared { threads: usize },
+    /// `threads` callers of one producer, each admitting the producer's next id and, when another
+    /// caller got there first (Unknown), reading the pushed id again and trying the one after it,
+    /// until one is admitted: one op is one admitted id, so every op writes the one contended
+    /// key, as the seed's JMH shared case does (`replace(prev, prev + 1)` until it succeeds).
+    SharedIncrement { threads: usize },
     /// Pulsar's `iot-telemetry` scenario: `producers` producers spread round-robin over `threads`.
     Iot { producers: usize, threads: usize },
 }
 
 /// Every shape the lab measures. Thread counts: 2 is this machine's core count; 16 mirrors the
 /// seed's JMH runs and is oversubscribed on 2 cores.
-pub const SHAPES: [Shape; 7] = [
+pub const SHAPES: [Shape; 9] = [
     Shape::Single,
     Shape::Duplicate,
     Shape::Distinct { threads: 2 },
     Shape::Distinct { threads: 16 },
     Shape::Shared { threads: 2 },
     Shape::Shared { threads: 16 },
+    Shape::SharedIncrement { threads: 2 },
+    Shape::SharedIncrement { threads: 16 },
     Shape::Iot {
         producers: 500,
         threads: 2,
@@ -56,6 +63,7 @@ impl Shape {
             Self::Duplicate => "duplicate".into(),
             Self::Distinct { threads } => format!("distinct-{threads}"),
             Self::Shared { threads } => format!("shared-{threads}"),
+            Self::SharedIncrement { threads } => format!("shared-increment-{threads}"),
             Self::Iot { producers, .. } => format!("iot-{producers}"),
         }
     }
@@ -63,9 +71,10 @@ impl Shape {
     pub fn threads(self) -> usize {
         match self {
             Self::Single | Self::Duplicate => 1,
-            Self::Distinct { threads } | Self::Shared { threads } | Self::Iot { threads, .. } => {
-                threads
-            }
+            Self::Distinct { threads }
+            | Self::Shared { threads }
+            | Self::SharedIncrement { threads }
+            | Self::Iot { threads, .. } => threads,
         }
     }
 
@@ -78,6 +87,10 @@ impl Shape {
             Self::Shared { threads } => {
                 format!("{threads} connections of one producer sending the same ids")
             }
+            Self::SharedIncrement { threads } => format!(
+                "{threads} callers of one producer, each admitting pushed + 1 until admitted \
+                 (JMH's shared case)"
+            ),
             Self::Iot { producers, threads } => {
                 format!("{producers} producers round-robin over {threads} threads")
             }
@@ -111,6 +124,12 @@ impl Shape {
                 .collect(),
             Self::Shared { threads } => (0..threads)
                 .map(|_| Worker::new(vec![dedup.connect(&name(0))]))
+                .collect(),
+            Self::SharedIncrement { threads } => (0..threads)
+                .map(|_| Worker {
+                    increments: Some(name(0)),
+                    ..Worker::new(vec![dedup.connect(&name(0))])
+                })
                 .collect(),
             Self::Iot { producers, threads } => (0..threads)
                 .map(|t| {
@@ -174,6 +193,17 @@ impl Ids {
             Self::Replicated => dedup.record_replicated_persisted(producer, position(id)),
         }
     }
+
+    /// The workload id after `producer`'s pushed watermark (0 when there is none).
+    fn after_pushed<D: SequenceDedup>(self, dedup: &D, producer: &str) -> u64 {
+        let pushed = match self {
+            Self::Sequence => dedup.highest_pushed(producer),
+            Self::Replicated => dedup
+                .highest_replicated_pushed(producer)
+                .map(|p| (p.ledger() << 16) | p.entry()),
+        };
+        pushed.map_or(0, |id| id + 1)
+    }
 }
 
 /// One thread's share of a shape: its producer handles and where each producer's ids are.
@@ -183,6 +213,9 @@ pub struct Worker<D: SequenceDedup> {
     cursor: usize,
     duplicate: bool,
     ids: Ids,
+    /// The producer whose pushed id a caller reads again after losing a race, in the increment
+    /// shape: each op then retries until it is admitted.
+    increments: Option<String>,
 }
 
 impl<D: SequenceDedup> Worker<D> {
@@ -194,6 +227,7 @@ impl<D: SequenceDedup> Worker<D> {
             cursor: 0,
             duplicate: false,
             ids: Ids::Sequence,
+            increments: None,
         }
     }
 
@@ -206,9 +240,18 @@ impl<D: SequenceDedup> Worker<D> {
             .sum()
     }
 
-    /// The admission of the next producer's next id, round-robin over the worker's producers.
+    /// The admission of the next producer's next id, round-robin over the worker's producers; in
+    /// the increment shape, retried with the id after the pushed one until it is admitted.
     #[inline]
     pub fn admit_next(&mut self, dedup: &D) -> DupStatus {
+        if let Some(name) = &self.increments {
+            let producer = &self.producers[0];
+            while self.ids.admit(dedup, producer, self.next_ids[0]) != DupStatus::NotDup {
+                self.next_ids[0] = self.ids.after_pushed(dedup, name);
+            }
+            self.next_ids[0] += 1;
+            return DupStatus::NotDup;
+        }
         let i = self.cursor;
         let id = self.next_ids[i];
         let id = if self.duplicate {
@@ -295,6 +338,15 @@ mod tests {
             Some(2),
             "two rounds over 250 producers"
         );
+    }
+
+    #[test]
+    fn increment_callers_each_admit_their_own_ids() {
+        let dedup = TopicMutex::default();
+        let mut workers = Shape::SharedIncrement { threads: 4 }.prepare(&dedup);
+        run_window(&dedup, &mut workers, 10, 1000, &mut ());
+        // Every op admitted one id: 4 × 1,010 ids after the first message's id 0.
+        assert_eq!(dedup.highest_pushed("producer-0"), Some(4 * 1010));
     }
 
     #[test]

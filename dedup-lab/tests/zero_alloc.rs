@@ -1,7 +1,7 @@
 //! dhat testing mode: the designs that claim allocation-free steady-state admission make no heap
 //! allocation per admission, by sequence id or by replicated position, in any shape: none at all on one thread, and at most one block per
 //! thread with several (a lock's lazily created per-thread parking data can first be needed in the
-//! measured window; it is created once per thread, never per call). `per-key-cas` allocates on
+//! measured window; it is created once per thread, never per call). `papaya-cas` allocates on
 //! accepted updates, as expected of papaya's boxed entries. One profiler per process, so this file
 //! has one test.
 

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 static ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static DEALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 static BYTES_ALLOCATED: AtomicU64 = AtomicU64::new(0);
+static LARGE_ALLOCATIONS: AtomicU64 = AtomicU64::new(0);
 // Live totals move both ways; they are kept as wrapping u64 and read as differences.
 static LIVE_BYTES: AtomicU64 = AtomicU64::new(0);
 static LIVE_USABLE_BYTES: AtomicU64 = AtomicU64::new(0);
@@ -49,6 +50,10 @@ pub fn uncounted<R>(work: impl FnOnce() -> R) -> R {
     work()
 }
 
+/// Allocations of at least this many bytes are also counted apart: buffers the size of a response
+/// body, where the small blocks of connections, maps and tasks would hide them.
+pub const LARGE_BLOCK: usize = 128 << 10;
+
 /// `System` with counters. A `realloc` counts as one deallocation plus one allocation of the new
 /// size, the way DHAT and JMH's `gc.alloc.rate.norm` see a grown block.
 pub struct CountingAlloc;
@@ -73,6 +78,9 @@ fn count_alloc(ptr: *mut u8, size: usize) {
     }
     ALLOCATIONS.fetch_add(1, Relaxed);
     BYTES_ALLOCATED.fetch_add(size as u64, Relaxed);
+    if size >= LARGE_BLOCK {
+        LARGE_ALLOCATIONS.fetch_add(1, Relaxed);
+    }
     let live = LIVE_BYTES
         .fetch_add(size as u64, Relaxed)
         .wrapping_add(size as u64);
@@ -141,6 +149,7 @@ pub struct AllocSnapshot {
     pub allocations: u64,
     pub deallocations: u64,
     pub bytes_allocated: u64,
+    pub large_allocations: u64,
     live_bytes: u64,
     live_usable_bytes: u64,
     peak_live_bytes: u64,
@@ -157,6 +166,8 @@ pub struct AllocDelta {
     pub allocations: u64,
     pub deallocations: u64,
     pub bytes_allocated: u64,
+    /// Allocations of at least [`LARGE_BLOCK`] bytes (a `realloc` to such a size counts).
+    pub large_allocations: u64,
     /// Change of requested live bytes (negative when memory was released).
     pub live_bytes: i64,
     /// Change of live bytes as the allocator reserved them (includes rounding and headers).
@@ -172,6 +183,7 @@ impl AllocSnapshot {
             allocations: ALLOCATIONS.load(Relaxed),
             deallocations: DEALLOCATIONS.load(Relaxed),
             bytes_allocated: BYTES_ALLOCATED.load(Relaxed),
+            large_allocations: LARGE_ALLOCATIONS.load(Relaxed),
             live_bytes: LIVE_BYTES.load(Relaxed),
             live_usable_bytes: LIVE_USABLE_BYTES.load(Relaxed),
             peak_live_bytes: PEAK_LIVE_BYTES.load(Relaxed),
@@ -184,6 +196,7 @@ impl AllocSnapshot {
             allocations: later.allocations - self.allocations,
             deallocations: later.deallocations - self.deallocations,
             bytes_allocated: later.bytes_allocated - self.bytes_allocated,
+            large_allocations: later.large_allocations - self.large_allocations,
             live_bytes: later.live_bytes.wrapping_sub(self.live_bytes) as i64,
             live_usable_bytes: later.live_usable_bytes.wrapping_sub(self.live_usable_bytes) as i64,
             peak_growth: later.peak_live_bytes.saturating_sub(self.live_bytes),
@@ -269,6 +282,7 @@ mod tests {
             a.dealloc(p, big);
         }
         let d = before.delta_to(&AllocSnapshot::now());
+        assert!(d.large_allocations >= 1, "a megabyte is a large block");
         assert!(
             d.peak_growth >= 1 << 20,
             "the freed megabyte still counts at its peak: {}",

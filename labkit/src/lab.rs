@@ -9,9 +9,9 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
+use crate::document::Document;
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, ResultSet, RunMode};
-use crate::report::Report;
 
 /// How an experiment's operation behaves when it is repeated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -356,10 +356,21 @@ pub trait Lab: Sync {
     fn counted_ops(&self) -> u64 {
         1_000
     }
+    /// How counted instructions are split by where they are spent ([`crate::callgrind`]); by
+    /// default they are not.
+    fn cost_buckets(&self) -> crate::callgrind::Buckets {
+        crate::callgrind::Buckets::default()
+    }
     /// `implementation` prepared on `case` (built and warmed up, nothing measured yet).
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String>;
-    /// The report body below the environment header, and its charts.
-    fn report(&self, set: &ResultSet) -> Report;
+    /// Records computed from measured ones (per entry, differences, ratios), added to the set
+    /// before the report, its answers and its targets read it.
+    fn derived(&self, _set: &ResultSet) -> Vec<crate::record::Record> {
+        Vec::new()
+    }
+    /// What the report holds ([`crate::document`] assembles it); `set` includes the derived
+    /// records.
+    fn report(&self, set: &ResultSet) -> Document;
 }
 
 /// The experiment called `name` of `lab`, or an error listing the valid ones.
@@ -718,8 +729,24 @@ pub(crate) mod tests {
             resolve(self, implementation, case)?;
             Ok(Box::new(Idle))
         }
-        fn report(&self, _: &ResultSet) -> Report {
-            Report::default()
+        fn report(&self, _: &ResultSet) -> Document {
+            use crate::document::{Block, ChartSpec, Page};
+            use crate::report::Row;
+            let rows = vec![Row::new("op", "small", "small")];
+            Document {
+                answers: None,
+                main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
+                details: Page::new("{{time}}").with(
+                    "time",
+                    Block::Table(crate::record::Metric::NsPerOp, rows.clone()),
+                ),
+                charts: vec![ChartSpec::Metric {
+                    stem: "tiny".into(),
+                    title: "tiny".into(),
+                    metric: crate::record::Metric::NsPerOp,
+                    rows,
+                }],
+            }
         }
     }
 

@@ -5,6 +5,7 @@
 //!   parameters, how a case runs, its report), which every binary and the driver read.
 //! - [`measure`]: the `main` of every measurement binary, generic over a description.
 //! - [`args`]: the command line every measurement binary accepts.
+//! - [`callgrind`]: where a counted benchmark's instructions are spent, in buckets a lab names.
 //! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
 //!   installed only by measurement binaries, never by timing binaries.
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
@@ -14,6 +15,8 @@
 //! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
+//! - [`answers`]: the write-up's claims checked against a run, each difference with its measured
+//!   cause.
 //! - [`compare`]: ratios and the faster / slower / unstable / inconclusive verdict, pass by pass.
 //! - [`verdicts`]: every report's section on how far its verdicts can be trusted.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
@@ -21,12 +24,15 @@
 //!   to `cargo xtask compare --rev`.
 //! - [`targets`]: targets a lab states in a JSON file, checked against one run.
 //! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
-//!   SVG charts.
+//!   SVG charts; [`document`]: a report as a lab declares it, assembled by the kit.
 
 pub mod alloc;
+pub mod answers;
 pub mod args;
+pub mod callgrind;
 pub mod chart;
 pub mod compare;
+pub mod document;
 pub mod env;
 pub mod footprint;
 pub mod lab;

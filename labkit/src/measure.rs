@@ -105,6 +105,11 @@ fn allocation_records(
     if experiment.process_costs {
         records.push(Record::new(
             id.clone(),
+            Metric::LargeAllocsPerOp,
+            delta.large_allocations as f64 / calls,
+        ));
+        records.push(Record::new(
+            id.clone(),
             Metric::PeakHeapBytes,
             delta.peak_growth as f64,
         ));
@@ -703,8 +708,8 @@ mod tests {
         fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
             Ok(Box::new(Hits))
         }
-        fn report(&self, _: &crate::record::ResultSet) -> crate::report::Report {
-            crate::report::Report::default()
+        fn report(&self, _: &crate::record::ResultSet) -> crate::document::Document {
+            crate::document::Document::default()
         }
     }
 

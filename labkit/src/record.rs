@@ -91,6 +91,9 @@ pub enum Metric {
     RetainedUsableBytes,
     /// Median of per-pair ratios B / A from an interleaved comparison (`<b>-vs-<a>` ids).
     PairedRatio,
+    /// A ratio of two measured values of one design, derived by a lab (a latency in generations,
+    /// a heap in bodies).
+    Ratio,
     /// Latency percentiles of single operations ([`crate::latency`]): from the histogram of all
     /// passes merged, with each pass's own value kept for pass-by-pass verdicts.
     LatencyP50Ns,
@@ -110,6 +113,12 @@ pub enum Metric {
     PeakRssBytes,
     /// CPU time of the whole measuring process (user + system) per operation.
     CpuNsPerOp,
+    /// Instructions per operation spent in one bucket of code a lab names (the allocator, a map
+    /// crate, a lock; [`crate::callgrind`]), from callgrind's self cost per source line.
+    InstructionsIn(EventName),
+    /// Allocations of at least [`crate::alloc::LARGE_BLOCK`] bytes per operation in steady state
+    /// (body-sized buffers, where the small allocations of connections and maps are noise).
+    LargeAllocsPerOp,
     /// A lab's own event (its runner names it), counted in the wall-time passes, per 100
     /// operations.
     EventsPer100Ops(EventName),
@@ -193,12 +202,13 @@ impl Metric {
         match self {
             Self::NsPerOp => "ns/op",
             Self::OpsPerSec => "ops/s",
-            Self::InstructionsPerOp => "instructions/op",
+            Self::InstructionsPerOp | Self::InstructionsIn(_) => "instructions/op",
+            Self::LargeAllocsPerOp => "large allocs/op",
             Self::EstimatedCyclesPerOp => "est. cycles/op",
             Self::AllocsPerOp => "allocs/op",
             Self::BytesPerOp => "B/op",
             Self::RetainedBytes | Self::RetainedUsableBytes => "B",
-            Self::PairedRatio => "×",
+            Self::PairedRatio | Self::Ratio => "×",
             Self::LatencyP50Ns
             | Self::LatencyP90Ns
             | Self::LatencyP99Ns
@@ -211,6 +221,28 @@ impl Metric {
             Self::EventsPer100Ops(_) => "per 100 ops",
             Self::EventsPerSec(_) => "per s",
         }
+    }
+
+    /// The metric's name in references from a lab's files: its JSON name (`ns-per-op`), or for a
+    /// named one its JSON name and the name in brackets (`events-per-sec(served)`).
+    pub fn key(self) -> String {
+        match serde_json::to_value(self) {
+            Ok(serde_json::Value::String(name)) => name,
+            Ok(serde_json::Value::Object(tagged)) => tagged
+                .iter()
+                .map(|(k, v)| format!("{k}({})", v.as_str().unwrap_or_default()))
+                .collect(),
+            _ => format!("{self:?}"),
+        }
+    }
+
+    /// The metric [`Metric::key`] names.
+    pub fn from_key(key: &str) -> Result<Self, String> {
+        let value = match key.strip_suffix(')').and_then(|k| k.split_once('(')) {
+            Some((variant, name)) => serde_json::json!({ variant: name }),
+            None => serde_json::Value::String(key.to_owned()),
+        };
+        serde_json::from_value(value).map_err(|_| format!("`{key}` is not a metric"))
     }
 
     /// Whether a larger value is better (throughput) rather than worse (cost).
@@ -499,6 +531,23 @@ mod tests {
                 ),
             ],
         }
+    }
+
+    #[test]
+    fn metric_keys_round_trip() {
+        for metric in [
+            Metric::NsPerOp,
+            Metric::EventsPerSec(EventName::new("served")),
+            Metric::InstructionsIn(EventName::new("allocator")),
+        ] {
+            assert_eq!(Metric::from_key(&metric.key()), Ok(metric));
+        }
+        assert_eq!(Metric::NsPerOp.key(), "ns-per-op");
+        assert_eq!(
+            Metric::EventsPer100Ops(EventName::new("served")).key(),
+            "events-per100-ops(served)"
+        );
+        assert!(Metric::from_key("speed").is_err());
     }
 
     #[test]

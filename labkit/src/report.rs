@@ -9,13 +9,6 @@ use crate::latency::PERCENTILES;
 use crate::record::{BenchId, Metric, Record, ResultSet};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
-/// What a lab's report adds below the environment header: markdown and the charts it links.
-#[derive(Debug, Default)]
-pub struct Report {
-    pub body: String,
-    pub charts: Vec<Chart>,
-}
-
 /// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
 /// without a slot, is an error (so prose and generated tables cannot drift apart silently).
 pub fn fill(template: &str, values: &[(&str, String)]) -> Result<String, String> {
@@ -113,7 +106,8 @@ fn cell(record: &Record) -> String {
     }
 }
 
-fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
+/// The verdict's word for `metric`: faster / slower, higher / lower, fewer / more, less / more.
+pub fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
     match (metric, verdict) {
         (Metric::NsPerOp | Metric::InstructionsPerOp | Metric::EstimatedCyclesPerOp, v) => v.word(),
         (Metric::OpsPerSec, Verdict::Better) => "higher",

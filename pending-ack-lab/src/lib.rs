@@ -9,6 +9,7 @@
 pub mod concurrent;
 pub mod implementations;
 pub mod lab;
+pub mod report;
 pub mod shared;
 pub mod value;
 pub mod workload;
@@ -100,6 +101,7 @@ macro_rules! with_implementations {
     ($callback:ident) => {
         $callback! {
             nested_tree => $crate::implementations::nested_tree::NestedTree,
+            nested_node_tree => $crate::implementations::nested_node_tree::NestedNodeTree,
             primitive_bucketed => $crate::implementations::primitive_bucketed::PrimitiveBucketed,
             primitive_bucketed_ahash =>
                 $crate::implementations::primitive_bucketed_ahash::PrimitiveBucketedAhash,

@@ -2,9 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Context, Result, anyhow, bail};
+use labkit::callgrind::{self, Buckets};
 use labkit::lab::{BenchCase, Lab, counted_cases_of, experiment};
-use labkit::record::{Metric, Record};
+use labkit::record::{BenchId, EventName, Metric, Record};
 
 /// Every file called `name` below `root`, in a stable order.
 fn files_named(root: &Path, name: &str) -> Vec<PathBuf> {
@@ -78,9 +79,49 @@ pub fn counted_case(lab: &dyn Lab, bench_id: &str) -> Result<BenchCase> {
         })
 }
 
+/// Instructions per op in each of the lab's cost buckets, from the callgrind profile beside a
+/// benchmark's summary.
+fn split_records(summary: &Path, id: &BenchId, ops: u64, buckets: &Buckets) -> Result<Vec<Record>> {
+    let Some(dir) = summary.parent() else {
+        return Ok(Vec::new());
+    };
+    let mut profiles: Vec<PathBuf> = std::fs::read_dir(dir)
+        .with_context(|| dir.display().to_string())?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("callgrind.") && n.ends_with(".out"))
+        })
+        .collect();
+    profiles.sort();
+    let Some(profile) = profiles.first() else {
+        bail!("no callgrind profile beside {}", summary.display());
+    };
+    let text = std::fs::read_to_string(profile).with_context(|| profile.display().to_string())?;
+    let costs = callgrind::self_costs(&text)
+        .map_err(|e| anyhow!(e))
+        .with_context(|| profile.display().to_string())?;
+    buckets
+        .split(&costs)
+        .into_iter()
+        .map(|(bucket, instructions)| {
+            let name = EventName::try_new(&bucket)
+                .ok_or_else(|| anyhow!("cost bucket name `{bucket}` is longer than 32 bytes"))?;
+            Ok(Record::new(
+                id.clone(),
+                Metric::InstructionsIn(name),
+                instructions as f64 / ops as f64,
+            ))
+        })
+        .collect()
+}
+
 /// Instructions (and modelled cycles, when simulated) per op for every `summary.json` below
-/// `dir`.
+/// `dir`, and the instructions split into the lab's cost buckets.
 pub fn gungraun_tree(dir: &Path, lab: &dyn Lab) -> Result<Vec<Record>> {
+    let buckets = lab.cost_buckets();
     let mut records = Vec::new();
     for path in files_named(dir, "summary.json") {
         let text = std::fs::read_to_string(&path).with_context(|| path.display().to_string())?;
@@ -98,10 +139,13 @@ pub fn gungraun_tree(dir: &Path, lab: &dyn Lab) -> Result<Vec<Record>> {
         ));
         if let Some(cycles) = summary.estimated_cycles {
             records.push(Record::new(
-                id,
+                id.clone(),
                 Metric::EstimatedCyclesPerOp,
                 per_op(cycles),
             ));
+        }
+        if !buckets.buckets.is_empty() {
+            records.extend(split_records(&path, &id, ops, &buckets)?);
         }
     }
     Ok(records)
@@ -124,14 +168,28 @@ mod tests {
             r#"{{"group":"instructions","function_name":"nested_tree","id":"case_{case}","profiles":[{{"data":{{"parts":[],"total":{{"metrics":{{"Ir":{{"values":{{"new":52000}}}},"EstimatedCycles":{{"values":{{"new":70000}}}}}}}}}}}}]}}"#
         );
         std::fs::write(dir.join("summary.json"), json).unwrap();
+        let missing = gungraun_tree(&dir, lab).unwrap_err().to_string();
+        assert!(missing.contains("no callgrind profile"), "{missing}");
+        let profile =
+            "events: Ir\nfl=(1) malloc.c\nfn=(1) malloc\n0 2000\nfl=(2) x.rs\nfn=(2) f\n0 50000\n";
+        std::fs::write(dir.join("callgrind.nested_tree.case_3.out"), profile).unwrap();
         let records = gungraun_tree(&dir, lab).unwrap();
         std::fs::remove_dir_all(&dir).unwrap();
-        assert_eq!(records.len(), 2);
+        let split: Vec<(String, f64)> = records[2..]
+            .iter()
+            .map(|r| (r.metric.key(), r.value))
+            .collect();
+        assert!(
+            split.contains(&("instructions-in(allocator (malloc, free))".into(), 2000.0)),
+            "{split:?}"
+        );
+        assert!(split.contains(&("instructions-in(the design's own code)".into(), 50000.0)));
         assert_eq!(
             records[0].id.to_string(),
             "remove-all-up-to/nested-tree/50k-in-1"
         );
         assert_eq!(records[0].value, 52000.0, "a cleanup is one op");
+        assert_eq!(records.len(), 2 + lab.cost_buckets().names().len());
         assert_eq!(
             (records[1].metric, records[1].value),
             (Metric::EstimatedCyclesPerOp, 70000.0)

@@ -104,6 +104,10 @@ struct BenchArgs {
     /// order (to measure what code layout contributes to the spread between passes).
     #[arg(long)]
     fixed_layout: bool,
+    /// Write bench-results/ even from a tree with uncommitted changes (the reports' revision
+    /// then ends in -dirty); without it such a run writes to target/lab/results/.
+    #[arg(long)]
+    allow_dirty: bool,
     /// An optional lab first, then names that select implementations, experiments, parameters.
     #[arg(value_name = "LAB|NAME")]
     words: Vec<String>,
@@ -233,7 +237,15 @@ fn bench(args: &BenchArgs) -> Result<()> {
         .iter()
         .map(|lab| Environment::capture(&root(), lab.crates()))
         .collect();
-    let dir = output::out_dir(args.out_dir.as_deref(), !words.is_empty());
+    let dirty = environments
+        .iter()
+        .any(|e| e.git_revision.ends_with("-dirty"));
+    let dir = output::out_dir(
+        args.out_dir.as_deref(),
+        !words.is_empty(),
+        dirty,
+        args.allow_dirty,
+    );
     let mut failures = Vec::new();
     for (lab, environment) in chosen.into_iter().zip(environments) {
         let work = root().join("target/lab").join(lab.name());
@@ -270,7 +282,10 @@ fn named_labs(names: &[String]) -> Result<Vec<&'static dyn Lab>> {
 }
 
 fn report(args: &ReportArgs) -> Result<()> {
-    let dir = output::out_dir(args.out_dir.as_deref(), false);
+    let dir = args
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| root().join("bench-results"));
     for lab in named_labs(&args.labs)? {
         let set =
             ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))?;
@@ -530,6 +545,7 @@ fn test() -> Result<()> {
         },
         out_dir: Some(root().join("target/lab").join(dir)),
         fixed_layout: false,
+        allow_dirty: false,
         words,
     };
     bench(&smoke(Vec::new(), "smoke"))?;

@@ -7,7 +7,7 @@ use papaya::HashMap;
 
 use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore};
 use crate::DupStatus;
-use crate::sequence::{Watermark, WatermarkSlot};
+use crate::sequence::{Position, Watermark, WatermarkSlot};
 
 pub type AtomicSlot = ByName<SlotMap>;
 
@@ -16,7 +16,8 @@ pub struct SlotMap;
 impl StoreDesign for SlotMap {
     const NAME: &'static str = "atomic-slot";
     const ZERO_ALLOC_STEADY_STATE: bool = true;
-    type Store<W: Watermark> = Slots<W>;
+    type Ids = Slots<u64>;
+    type Positions = Slots<Position>;
 }
 
 /// Every producer's slot of one kind.

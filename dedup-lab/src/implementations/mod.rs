@@ -2,7 +2,10 @@
 //! [`with_implementations!`](crate::with_implementations).
 
 pub mod atomic_slot;
-pub mod per_key_cas;
+pub mod chm;
+pub mod chm_monitor;
+pub mod chm_replace;
+pub mod papaya_cas;
 pub mod producer_handle;
 pub mod sharded_lock;
 pub mod topic_mutex;
@@ -61,19 +64,22 @@ pub trait WatermarkStore<W: Watermark>: Default + Send + Sync + 'static {
     fn purge(&self, producer: &str);
 }
 
-/// A design keyed by producer name: its name, and the store it keeps each kind of watermark in.
+/// A design keyed by producer name: its name, and the stores it keeps sequence ids and replicated
+/// positions in (the same kind of store for both, unless the design keeps positions as Pulsar's
+/// replication path does whatever the sequence path is).
 pub trait StoreDesign: Send + Sync + 'static {
     const NAME: &'static str;
     const ZERO_ALLOC_STEADY_STATE: bool;
-    type Store<W: Watermark>: WatermarkStore<W>;
+    type Ids: WatermarkStore<u64>;
+    type Positions: WatermarkStore<Position>;
 }
 
 /// A [`StoreDesign`] as a deduplicator: sequence ids in one store, replicated positions in
 /// another, apart as Pulsar keeps them (separate maps, and for the topic-wide monitor a separate
 /// lock); a connection is the producer's name.
 pub struct ByName<D: StoreDesign> {
-    ids: D::Store<u64>,
-    positions: D::Store<Position>,
+    ids: D::Ids,
+    positions: D::Positions,
 }
 
 impl<D: StoreDesign> Default for ByName<D> {

@@ -6,7 +6,7 @@ use dashmap::DashMap;
 
 use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore, Watermarks};
 use crate::DupStatus;
-use crate::sequence::Watermark;
+use crate::sequence::{Position, Watermark};
 
 pub type ShardedLock = ByName<Sharded>;
 
@@ -15,7 +15,8 @@ pub struct Sharded;
 impl StoreDesign for Sharded {
     const NAME: &'static str = "sharded-lock";
     const ZERO_ALLOC_STEADY_STATE: bool = true;
-    type Store<W: Watermark> = Shards<W>;
+    type Ids = Shards<u64>;
+    type Positions = Shards<Position>;
 }
 
 /// Every producer's watermarks of one kind in one sharded map.

@@ -8,7 +8,7 @@ use std::sync::{Mutex, MutexGuard};
 
 use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore, Watermarks};
 use crate::DupStatus;
-use crate::sequence::Watermark;
+use crate::sequence::{Position, Watermark};
 
 pub type TopicMutex = ByName<TopicMonitor>;
 
@@ -17,7 +17,8 @@ pub struct TopicMonitor;
 impl StoreDesign for TopicMonitor {
     const NAME: &'static str = "topic-mutex";
     const ZERO_ALLOC_STEADY_STATE: bool = true;
-    type Store<W: Watermark> = Monitor<W>;
+    type Ids = Monitor<u64>;
+    type Positions = Monitor<Position>;
 }
 
 /// Every producer's watermarks of one kind behind one lock.

@@ -1,9 +1,12 @@
 //! One file per design; [`bucketed`] is the shared core of the four hash-table designs, which
-//! differ only in their prefix index and hasher.
+//! differ only in their prefix index and hasher, and [`node_tree`] the Java-shaped tree under
+//! `nested-node-tree`.
 
 pub mod bucketed;
 pub mod dense_window;
+pub mod nested_node_tree;
 pub mod nested_tree;
+pub mod node_tree;
 pub mod primitive_bucketed;
 pub mod primitive_bucketed_ahash;
 pub mod primitive_bucketed_roaring;

@@ -1,6 +1,10 @@
-//! `per-key-cas`: the shape of Pulsar #26763 on papaya: read the producer's pushed id, then
-//! insert-if-absent or compare-and-replace, retrying when another caller won. Like Java's boxed
-//! `Long`, every accepted update installs a new map entry (papaya boxes entries), so it allocates.
+//! `papaya-cas`: the algorithm of Pulsar #26763 (read the producer's pushed id, then
+//! insert-if-absent or compare-and-replace, retrying when another caller won) on papaya, a
+//! lock-free Rust hash map. It is not a model of Java's `ConcurrentHashMap` (that is
+//! `chm-replace`): papaya's compare-and-replace is a `compute` that installs a new entry (key and
+//! value, boxed together) with a CAS on the bucket and retires the old one through epoch-based
+//! reclamation, where Java's `replace` locks the bin and overwrites one field with a boxed `Long`
+//! that the garbage collector frees. So every accepted update allocates and later frees an entry.
 //! Replicated positions take the same path in maps of their own, a position being one value
 //! replaced whole (as the `compute` variant of Pulsar's replication path does).
 
@@ -8,16 +12,17 @@ use papaya::{Compute, HashMap, Operation};
 
 use super::{ByName, Hasher, ProducerName, StoreDesign, WatermarkStore};
 use crate::DupStatus;
-use crate::sequence::{Watermark, classify};
+use crate::sequence::{Position, Watermark, classify};
 
-pub type PerKeyCas = ByName<PerKey>;
+pub type PapayaCas = ByName<PapayaKeys>;
 
-pub struct PerKey;
+pub struct PapayaKeys;
 
-impl StoreDesign for PerKey {
-    const NAME: &'static str = "per-key-cas";
+impl StoreDesign for PapayaKeys {
+    const NAME: &'static str = "papaya-cas";
     const ZERO_ALLOC_STEADY_STATE: bool = false;
-    type Store<W: Watermark> = CasMaps<W>;
+    type Ids = CasMaps<u64>;
+    type Positions = CasMaps<Position>;
 }
 
 /// Pushed and persisted watermarks of one kind, one map each.

@@ -1,0 +1,316 @@
+//! coalesce-lab's report: the records it derives from the measured ones (a generation's own
+//! time, the p99 counted in generations, the peak heap counted in bodies, large allocations per
+//! generation), its targets, its answers to the write-up, and what its two pages hold.
+
+use labkit::answers::Answers;
+use labkit::document::{Block, ChartSpec, Document, Page};
+use labkit::lab::Lab;
+use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::report::{Row, format_duration, timer_overhead_ns};
+use labkit::targets::{self, Targets};
+
+use crate::lab::{
+    BACKLOG, BODY_MIB, GENERATING_US, GENERATIONS, LAB, REFUSED, SCRAPE, SERVED, TIMEOUTS, WASTED,
+};
+use crate::workload::Scenario;
+
+/// Derived: the mean time of one generation in a run (ns per generation).
+pub const GENERATION: &str = "generation";
+/// Derived: the p99 latency over one generation's time, in the same run.
+pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
+/// Derived: the peak live heap over the scenario's body size.
+pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
+/// Derived: allocations of body-sized blocks per generation.
+pub const LARGE_ALLOCS_PER_GENERATION: &str = "large-allocs-per-generation";
+
+/// The records derived from measured ones, for every design and scenario that has their inputs.
+pub fn derived(set: &ResultSet) -> Vec<Record> {
+    let mut out = Vec::new();
+    for r in set.records.iter().filter(|r| r.id.experiment == SCRAPE) {
+        let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
+        let derive = |experiment: &str, metric: Metric, value: f64| {
+            let id = BenchId::new(experiment, &r.id.implementation, &r.id.parameter);
+            Record::new(id, metric, value)
+        };
+        let generations = find(Metric::EventsPer100Ops(GENERATIONS)).filter(|g| *g > 0.0);
+        match r.metric {
+            Metric::EventsPer100Ops(GENERATING_US) => {
+                if let Some(generations) = generations {
+                    let ns = r.value / generations * 1_000.0;
+                    out.push(derive(GENERATION, Metric::NsPerOp, ns));
+                    if let Some(p99) = find(Metric::LatencyP99Ns) {
+                        out.push(derive(P99_IN_GENERATIONS, Metric::Ratio, p99 / ns));
+                    }
+                }
+            }
+            Metric::PeakHeapBytes => {
+                if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
+                    let bodies = r.value / scenario.body.bytes as f64;
+                    out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, bodies));
+                }
+            }
+            Metric::LargeAllocsPerOp => {
+                if let Some(generations) = generations {
+                    let per = r.value / (generations / 100.0);
+                    out.push(derive(
+                        LARGE_ALLOCS_PER_GENERATION,
+                        Metric::LargeAllocsPerOp,
+                        per,
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+pub fn target_specs() -> Targets {
+    Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
+}
+
+pub fn answers() -> Answers {
+    Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
+}
+
+/// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
+/// (with the scenarios as its parameters).
+pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
+    let known = [
+        SCRAPE,
+        GENERATION,
+        P99_IN_GENERATIONS,
+        PEAK_HEAP_IN_BODIES,
+        LARGE_ALLOCS_PER_GENERATION,
+    ];
+    if !known.contains(&name) {
+        return Vec::new();
+    }
+    let parameters = LAB.experiments()[0]
+        .parameters
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    vec![(name.to_owned(), parameters)]
+}
+
+/// The scenarios as rows of `experiment` (a derived one, or the scrapes).
+fn rows(experiment: &str, cores: usize) -> Vec<Row> {
+    let described = &LAB.experiments()[0];
+    Row::all(described, cores)
+        .into_iter()
+        .map(|row| Row {
+            experiment: experiment.to_owned(),
+            ..row
+        })
+        .collect()
+}
+
+pub fn document(set: &ResultSet) -> Document {
+    let cores = set.environment.cores;
+    let scrape = rows(SCRAPE, cores);
+    let table = |metric: Metric| Block::Table(metric, scrape.clone());
+    let derived = |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
+    let targets = target_specs();
+    let timer = timer_overhead_ns(set).map_or("(not measured)".into(), format_duration);
+    let mut charts = vec![
+        ChartSpec::Metric {
+            stem: "coalesce-goodput".into(),
+            title: "coalesce: requests served per second, by scenario".into(),
+            metric: Metric::EventsPerSec(SERVED),
+            rows: scrape.clone(),
+        },
+        ChartSpec::Metric {
+            stem: "coalesce-peak-heap".into(),
+            title: "coalesce: peak live heap above the pre-run level, by scenario".into(),
+            metric: Metric::PeakHeapBytes,
+            rows: scrape.clone(),
+        },
+    ];
+    charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
+        stem: format!("coalesce-latency-{}", row.parameter),
+        title: format!("coalesce: latency percentiles, {}", row.parameter),
+        row: row.clone(),
+    }));
+    Document {
+        answers: Some(answers()),
+        main: Page::new(include_str!("../report/report.md")).blocks(vec![
+            ("targets_source", Block::Markdown(targets.source.clone())),
+            (
+                "targets",
+                Block::Targets {
+                    checked: targets::check(set, &targets, target_experiments),
+                    measured: "measured".into(),
+                },
+            ),
+            (
+                "targets_notes",
+                Block::Markdown(include_str!("../report/targets-notes.md").into()),
+            ),
+            ("goodput", table(Metric::EventsPerSec(SERVED))),
+            ("p99", table(Metric::LatencyP99Ns)),
+            ("generation", derived(GENERATION, Metric::NsPerOp)),
+            (
+                "p99_in_generations",
+                derived(P99_IN_GENERATIONS, Metric::Ratio),
+            ),
+            ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
+            ("wasted", table(Metric::EventsPer100Ops(WASTED))),
+            ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
+            (
+                "peak_heap_in_bodies",
+                derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
+            ),
+            (
+                "seed",
+                Block::Markdown(include_str!("../report/seed.md").into()),
+            ),
+        ]),
+        details: Page::new(include_str!("../report/details.md")).blocks(vec![
+            ("throughput", table(Metric::OpsPerSec)),
+            ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
+            ("timer", Block::Markdown(timer)),
+            (
+                "latency",
+                Block::Latencies {
+                    operation: "served request".into(),
+                    rows: scrape.clone(),
+                },
+            ),
+            ("p50", table(Metric::LatencyP50Ns)),
+            ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
+            ("refused", table(Metric::EventsPer100Ops(REFUSED))),
+            ("peak_heap", table(Metric::PeakHeapBytes)),
+            ("peak_rss", table(Metric::PeakRssBytes)),
+            ("cpu", table(Metric::CpuNsPerOp)),
+            ("allocs", table(Metric::AllocsPerOp)),
+            ("bytes", table(Metric::BytesPerOp)),
+            (
+                "large_allocs",
+                derived(LARGE_ALLOCS_PER_GENERATION, Metric::LargeAllocsPerOp),
+            ),
+        ]),
+        charts,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use labkit::env::Environment;
+    use labkit::record::RunMode;
+
+    fn set(records: Vec<Record>) -> ResultSet {
+        ResultSet {
+            lab: "coalesce".into(),
+            mode: RunMode::Smoke,
+            environment: Environment::fixed_for_tests(),
+            timing: None,
+            records,
+        }
+    }
+
+    fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
+        Record::new(
+            BenchId::new(SCRAPE, implementation, parameter),
+            metric,
+            value,
+        )
+    }
+
+    #[test]
+    fn derived_records_count_generations_and_bodies() {
+        let scenario = "closed-100vu-16mib";
+        let s = set(vec![
+            scrape(
+                "coalescing",
+                scenario,
+                Metric::EventsPer100Ops(GENERATIONS),
+                4.0,
+            ),
+            // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
+            scrape(
+                "coalescing",
+                scenario,
+                Metric::EventsPer100Ops(GENERATING_US),
+                120_000.0,
+            ),
+            scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
+            scrape(
+                "coalescing",
+                scenario,
+                Metric::PeakHeapBytes,
+                48.0 * 1024.0 * 1024.0,
+            ),
+            scrape("coalescing", scenario, Metric::LargeAllocsPerOp, 0.02),
+        ]);
+        let values: Vec<(String, f64)> = derived(&s)
+            .into_iter()
+            .map(|r| (r.id.to_string(), r.value))
+            .collect();
+        let find = |experiment: &str| {
+            values
+                .iter()
+                .find(|(id, _)| id.starts_with(experiment))
+                .unwrap()
+                .1
+        };
+        assert_eq!(find("generation/"), 30e6);
+        assert_eq!(find(P99_IN_GENERATIONS), 1.5);
+        assert_eq!(find(PEAK_HEAP_IN_BODIES), 3.0);
+        assert!((find(LARGE_ALLOCS_PER_GENERATION) - 0.5).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_reference_files_name_the_lab_s_own_designs_and_cases() {
+        let implementations = LAB.implementations();
+        let targets = target_specs();
+        for spec in &targets.targets {
+            assert!(
+                !target_experiments(&spec.experiment).is_empty(),
+                "{}",
+                spec.what
+            );
+            for named in spec.implementation.iter().chain(&spec.versus) {
+                assert!(implementations.contains(&named.as_str()), "{named}");
+            }
+            let scenarios = target_experiments(SCRAPE)[0].1.clone();
+            assert!(
+                spec.parameters.iter().all(|p| scenarios.contains(p)),
+                "{}",
+                spec.what
+            );
+        }
+        let answers = answers();
+        assert!(
+            answers
+                .implementations()
+                .iter()
+                .all(|i| implementations.contains(i))
+        );
+        for claim in &answers.claims {
+            assert!(
+                !target_experiments(&claim.experiment).is_empty(),
+                "{}",
+                claim.claim
+            );
+        }
+    }
+
+    #[test]
+    fn the_whole_report_renders_from_an_empty_set() {
+        let rendered = labkit::document::render(&LAB, &set(vec![])).unwrap();
+        assert!(rendered.main.contains("## Answers"));
+        assert!(rendered.main.contains("## Targets"));
+        assert!(rendered.main.contains("closed-100vu-16mib"));
+        assert!(
+            rendered
+                .details
+                .contains("## Latency percentiles of served requests")
+        );
+        assert!(!rendered.main.contains("{{") && !rendered.details.contains("{{"));
+        // Goodput, peak heap, and one latency chart per scenario.
+        let scenarios = LAB.experiments()[0].parameters.len();
+        assert_eq!(rendered.charts.len(), 2 + scenarios);
+    }
+}

@@ -1,0 +1,549 @@
+//! pending-ack-lab's report: footprint per entry (derived), where counted instructions go, the
+//! targets (dense-window's, the concurrency ones), the answers to the seed's published rows, and
+//! what its two pages hold. Prose and reference data live in `report/`; the design notes are
+//! `dense_window.rs`'s own documentation.
+
+use labkit::answers::Answers;
+use labkit::callgrind::Buckets;
+use labkit::chart::{Chart, log_log_chart};
+use labkit::compare::{Verdict, compare};
+use labkit::document::{Block, ChartSpec, Document, Page};
+use labkit::lab::{Experiment as Described, Kind, Lab};
+use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::report::{Row, format_metric};
+use labkit::table::format_change;
+use labkit::targets::{self, Checked, Targets};
+
+use crate::concurrent::{Lock, SHAPES, Shape, Timed};
+use crate::lab::{FOOTPRINT, LAB, RETAINED_CAPACITY};
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment};
+
+/// Every single-thread steady experiment, in a target's `experiment`.
+const EVERY_STEADY: &str = "*steady";
+/// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
+/// a target's `experiment`.
+const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
+/// Footprint per entry, derived from `footprint`.
+pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
+
+/// The experiments the main page shows in full: the seed's cycle and its two cleanups.
+const HEADLINE: [Experiment; 3] = [
+    Experiment::DispatchAndAckCycle,
+    Experiment::RemoveAllUpTo,
+    Experiment::SameLedgerSmallPrefix,
+];
+
+pub fn cost_buckets() -> Buckets {
+    Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
+}
+
+pub fn answers() -> Answers {
+    Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
+}
+
+pub fn concurrency_target_specs() -> Targets {
+    Targets::parse(include_str!("../report/concurrency-targets.json")).expect("the file parses")
+}
+
+pub fn target_specs() -> Targets {
+    Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
+}
+
+fn described(name: &str) -> Described {
+    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
+}
+
+/// Whether a target's `experiment` selects `experiment`.
+fn selects(selector: &str, experiment: &Described) -> bool {
+    let shape = Shape::find(experiment.name);
+    match selector {
+        EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
+        EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
+        name => experiment.name == name,
+    }
+}
+
+/// The experiments, with their parameters, a target's `experiment` stands for.
+pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
+    let parameters = |e: &Described| e.parameters.iter().map(|p| p.name.clone()).collect();
+    if selector == FOOTPRINT_PER_ENTRY {
+        return vec![(selector.into(), parameters(&described(FOOTPRINT)))];
+    }
+    LAB.experiments()
+        .iter()
+        .filter(|e| selects(selector, e))
+        .map(|e| (e.name.to_owned(), parameters(e)))
+        .collect()
+}
+
+/// Footprint divided by each dataset's entry count, as `footprint-per-entry` records.
+pub fn derived(set: &ResultSet) -> Vec<Record> {
+    set.records
+        .iter()
+        .filter(|r| r.id.experiment == FOOTPRINT && r.metric == Metric::RetainedBytes)
+        .filter_map(|r| {
+            let dataset = Dataset::find(&r.id.parameter).ok()?;
+            let id = BenchId::new(FOOTPRINT_PER_ENTRY, &r.id.implementation, dataset.name);
+            Some(Record::new(id, r.metric, r.value / dataset.entries as f64))
+        })
+        .collect()
+}
+
+pub fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
+    targets::check(set, targets, target_experiments)
+}
+
+/// Rows where `ours` is not faster than the better of `rivals`, with the verdict.
+fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> {
+    let mut out = Vec::new();
+    for case in labkit::lab::cases(&LAB, |e, _| e.is_timed()) {
+        let get = |i: &str| set.find(&case.id(i), Metric::NsPerOp);
+        let best = rivals
+            .iter()
+            .filter_map(|r| get(r))
+            .min_by(|a, b| a.value.total_cmp(&b.value));
+        if let (Some(best), Some(mine)) = (best, get(ours)) {
+            let c = compare(best, mine);
+            if c.verdict != Verdict::Better {
+                out.push(format!(
+                    "`{case}`: {} vs {} ({}, {})",
+                    format_metric(Metric::NsPerOp, mine.value),
+                    format_metric(Metric::NsPerOp, best.value),
+                    format_change(c.change_percent),
+                    c.verdict.word()
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// dense-window's module documentation, as markdown.
+fn design_notes() -> String {
+    include_str!("implementations/dense_window.rs")
+        .lines()
+        .map_while(|l| l.strip_prefix("//!"))
+        .map(|l| l.strip_prefix(' ').unwrap_or(l))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// Rows for every (experiment, parameter) that has `metric` in the set.
+fn measured_rows(set: &ResultSet, metric: Metric) -> Vec<Row> {
+    labkit::lab::cases(&LAB, |e, _| e.is_timed())
+        .iter()
+        .map(|c| {
+            Row::new(
+                &c.experiment,
+                &c.parameter,
+                &format!("{} · `{}`", c.experiment, c.parameter),
+            )
+        })
+        .filter(|row| {
+            set.records.iter().any(|r| {
+                r.metric == metric
+                    && r.id.experiment == row.experiment
+                    && r.id.parameter == row.parameter
+            })
+        })
+        .collect()
+}
+
+fn per_entry_rows(cores: usize) -> Vec<Row> {
+    Row::all(&described(FOOTPRINT), cores)
+        .into_iter()
+        .map(|row| Row {
+            experiment: FOOTPRINT_PER_ENTRY.into(),
+            ..row
+        })
+        .collect()
+}
+
+pub fn document(set: &ResultSet) -> Document {
+    let cores = set.environment.cores;
+    let implementations = LAB.implementations();
+    let single: Vec<Described> = LAB
+        .experiments()
+        .into_iter()
+        .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
+        .collect();
+    let headline: Vec<Row> = HEADLINE
+        .iter()
+        .flat_map(|e| Row::all(&described(e.name()), cores))
+        .collect();
+    let counted = |experiments: &[Experiment]| -> Vec<Row> {
+        experiments
+            .iter()
+            .flat_map(|e| Row::all(&described(e.name()), cores))
+            .filter(|row| {
+                set.records.iter().any(|r| {
+                    r.metric == Metric::InstructionsPerOp
+                        && r.id.experiment == row.experiment
+                        && r.id.parameter == row.parameter
+                })
+            })
+            .map(|row| Row {
+                label: format!("{} · {}", row.experiment, row.label),
+                ..row
+            })
+            .collect()
+    };
+    let targets = target_specs();
+    let concurrency = concurrency_target_specs();
+    let rivals = ["nested-tree", "primitive-bucketed"];
+    let slower = not_faster_rows(set, &targets.implementation, &rivals);
+    let not_faster = if slower.is_empty() {
+        format!(
+            "none: {} is faster than both baselines on every timed row.\n",
+            targets.implementation
+        )
+    } else {
+        slower.iter().map(|s| format!("- {s}\n")).collect()
+    };
+    // Every experiment's table in the details, each under its own heading and slot.
+    let mut time = String::new();
+    let mut details = Page::default();
+    for e in &single {
+        let slot = format!("time:{}", e.name);
+        time.push_str(&format!(
+            "### `{}`\n\n{}.\n\n{{{{{slot}}}}}\n",
+            e.name, e.description
+        ));
+        details = details.with(slot, Block::Table(Metric::NsPerOp, Row::all(e, cores)));
+    }
+    let mut concurrent = String::new();
+    for shape in SHAPES {
+        let e = described(shape.name);
+        let rows = Row::all(&e, cores);
+        let name = e.name;
+        concurrent.push_str(&format!(
+            "### `{name}`\n\n{} threads: {}.\n\n{{{{ops:{name}}}}}\nHeap held at the end\n\n\
+             {{{{held:{name}}}}}\n{{{{latency:{name}}}}}",
+            shape.threads(),
+            e.description,
+        ));
+        details = details
+            .with(
+                format!("ops:{name}"),
+                Block::Table(Metric::OpsPerSec, rows.clone()),
+            )
+            .with(
+                format!("held:{name}"),
+                Block::Table(Metric::RetainedBytes, rows.clone()),
+            )
+            .with(
+                format!("latency:{name}"),
+                Block::Latencies {
+                    operation: shape.timed_operation().into(),
+                    rows,
+                },
+            );
+    }
+    details.template = include_str!("../report/details.md")
+        .replace("{{time}}", &time)
+        .replace("{{concurrent}}", &concurrent);
+    let footprint_rows = Row::all(&described(FOOTPRINT), cores);
+    let details = details.blocks(vec![
+        ("counted_ops", Block::Markdown(COUNTED_OPS.to_string())),
+        (
+            "instructions",
+            Block::Table(
+                Metric::InstructionsPerOp,
+                measured_rows(set, Metric::InstructionsPerOp),
+            ),
+        ),
+        ("cost_split", Block::CostSplit(counted(&Experiment::ALL))),
+        (
+            "allocs",
+            Block::Table(Metric::AllocsPerOp, measured_rows(set, Metric::AllocsPerOp)),
+        ),
+        (
+            "bytes",
+            Block::Table(Metric::BytesPerOp, measured_rows(set, Metric::BytesPerOp)),
+        ),
+        (
+            "retained",
+            Block::Table(Metric::RetainedBytes, footprint_rows.clone()),
+        ),
+        (
+            "retained_usable",
+            Block::Table(Metric::RetainedUsableBytes, footprint_rows),
+        ),
+        ("design_notes", Block::Markdown(design_notes())),
+        ("not_faster", Block::Markdown(not_faster)),
+        ("targets_source", Block::Markdown(targets.source.clone())),
+        (
+            "targets",
+            Block::Targets {
+                checked: check_targets(set, &targets),
+                measured: targets.implementation.clone(),
+            },
+        ),
+    ]);
+    Document {
+        answers: Some(answers()),
+        main: Page::new(include_str!("../report/report.md")).blocks(vec![
+            ("headline_time", Block::Table(Metric::NsPerOp, headline)),
+            (
+                "cost_split",
+                Block::CostSplit(counted(&[Experiment::DispatchAndAckCycle])),
+            ),
+            (
+                "cycle_bytes",
+                Block::Table(
+                    Metric::BytesPerOp,
+                    Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores),
+                ),
+            ),
+            (
+                "per_entry",
+                Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
+            ),
+            (
+                "retained_capacity",
+                Block::Table(
+                    Metric::RetainedBytes,
+                    Row::all(&described(RETAINED_CAPACITY), cores),
+                ),
+            ),
+            (
+                "concurrency_targets_source",
+                Block::Markdown(concurrency.source.clone()),
+            ),
+            (
+                "concurrency_targets",
+                Block::Targets {
+                    checked: check_targets(set, &concurrency),
+                    measured: "measured".into(),
+                },
+            ),
+            (
+                "concurrency_notes",
+                Block::Markdown(include_str!("../report/concurrency-notes.md").into()),
+            ),
+        ]),
+        details,
+        charts: charts(set, &implementations),
+    }
+}
+
+fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
+    let cores = set.environment.cores;
+    let mut charts: Vec<ChartSpec> = LAB
+        .experiments()
+        .iter()
+        .filter(|e| e.is_timed())
+        .map(|e| ChartSpec::Metric {
+            stem: format!("pending-ack-{}-ns", e.name),
+            title: format!("pending-ack: {} (ns/op, median)", e.name),
+            metric: Metric::NsPerOp,
+            rows: Row::all(e, cores),
+        })
+        .collect();
+    for shape in SHAPES {
+        let e = described(shape.name);
+        let row = Row::all(&e, cores).remove(0);
+        charts.push(ChartSpec::Latency {
+            stem: format!("pending-ack-{}-latency", e.name),
+            title: format!(
+                "pending-ack: {} · {}, {} latency percentiles",
+                e.name,
+                row.parameter,
+                shape.timed_operation()
+            ),
+            row,
+        });
+    }
+    // Bytes per entry against the average ledger size, the parameter that governs per-ledger
+    // overhead: the sparse datasets sit on the left, one big ledger on the right.
+    let lines: Vec<Vec<(f64, f64, String)>> = implementations
+        .iter()
+        .map(|implementation| {
+            DATASETS
+                .iter()
+                .filter_map(|d| {
+                    let id = BenchId::new(FOOTPRINT_PER_ENTRY, implementation, d.name);
+                    let bytes = set.find(&id, Metric::RetainedBytes)?.value;
+                    let label = format!("{} — {bytes:.1} B/entry", d.name);
+                    Some((d.entries as f64 / d.ledgers as f64, bytes, label))
+                })
+                .collect()
+        })
+        .collect();
+    let title = "pending-ack: retained bytes per entry against entries per ledger";
+    charts.push(ChartSpec::Drawn(Chart {
+        stem: "pending-ack-footprint-vs-ledger-size".into(),
+        title: title.into(),
+        svg: log_log_chart(
+            title,
+            &format!("entries per ledger (all {} datasets)", DATASETS.len()),
+            "retained bytes per entry",
+            implementations,
+            &lines,
+        ),
+    }));
+    charts.push(ChartSpec::Metric {
+        stem: "pending-ack-footprint-per-entry".into(),
+        title: "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)".into(),
+        metric: Metric::RetainedBytes,
+        rows: per_entry_rows(cores),
+    });
+    charts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use labkit::env::Environment;
+    use labkit::record::{Interval, RunMode};
+
+    const BASELINE: &str = "nested-tree";
+    const SEED_PRIMITIVE: &str = "primitive-bucketed";
+    const OURS: &str = "dense-window";
+
+    fn timed(experiment: &str, implementation: &str, value: f64) -> Record {
+        Record::new(
+            BenchId::new(experiment, implementation, "50k-in-1"),
+            Metric::NsPerOp,
+            value,
+        )
+        .with_interval(Interval {
+            lower: value * 0.99,
+            upper: value * 1.01,
+            confidence: 0.95,
+        })
+    }
+
+    fn set(records: Vec<Record>) -> ResultSet {
+        ResultSet {
+            lab: "pending-ack".into(),
+            mode: RunMode::Full,
+            environment: Environment::fixed_for_tests(),
+            timing: None,
+            records,
+        }
+    }
+
+    #[test]
+    fn the_reference_files_name_the_lab_s_own_implementations_and_cases() {
+        let implementations = LAB.implementations();
+        let answers = answers();
+        assert_eq!(answers.claims.len(), 37, "every published row of the seed");
+        assert!(
+            answers
+                .implementations()
+                .iter()
+                .all(|i| implementations.contains(i))
+        );
+        for claim in &answers.claims {
+            let e = labkit::lab::experiment(&LAB, &claim.experiment).unwrap();
+            assert!(
+                e.parameter(&claim.parameter).is_some(),
+                "{}",
+                claim.parameter
+            );
+        }
+        for targets in [target_specs(), concurrency_target_specs()] {
+            assert!(implementations.contains(&targets.implementation.as_str()));
+            for spec in &targets.targets {
+                let named = spec.implementation.iter().chain(&spec.versus);
+                assert!(
+                    named
+                        .into_iter()
+                        .all(|n| implementations.contains(&n.as_str()))
+                );
+                assert!(
+                    !target_experiments(&spec.experiment).is_empty(),
+                    "{}",
+                    spec.what
+                );
+            }
+        }
+        assert!(design_notes().starts_with("`dense-window`: a layout"));
+        assert!(!design_notes().contains("//!"));
+        assert!(!cost_buckets().buckets.is_empty());
+    }
+
+    #[test]
+    fn targets_are_checked_against_the_measured_values() {
+        let s = set(vec![
+            timed("dispatch-and-ack-cycle", OURS, 12.0),
+            timed("same-ledger-small-prefix", OURS, 3_500.0),
+        ]);
+        let t = check_targets(&s, &target_specs());
+        let find = |needle: &str| t.iter().find(|t| t.what.contains(needle)).unwrap();
+        assert_eq!(find("dispatch-and-ack-cycle `50k-in-1`").met, Some(true));
+        assert_eq!(find("2 % prefix").met, Some(false));
+        assert_eq!(find("`1k-in-1000`").met, None);
+        let steady = LAB
+            .experiments()
+            .iter()
+            .filter(|e| e.kind == Kind::Steady && Shape::find(e.name).is_none())
+            .count();
+        assert_eq!(
+            t.iter()
+                .filter(|t| t.what.contains("0 allocations"))
+                .count(),
+            steady
+        );
+    }
+
+    #[test]
+    fn ratio_targets_compare_two_designs_on_the_same_id() {
+        let ops = |implementation: &str, value: f64| {
+            let id = BenchId::new("shared-dispatch-and-ack", implementation, "50k-in-1");
+            Record::new(id, Metric::OpsPerSec, value)
+        };
+        let s = set(vec![
+            ops(BASELINE, 1e6),
+            ops("striped-window", 2.5e6),
+            ops(OURS, 1.5e6),
+        ]);
+        let t = check_targets(&s, &concurrency_target_specs());
+        let find = |needle: &str| {
+            t.iter()
+                .find(|t| t.what.contains(needle) && t.what.contains("dispatch-and-ack `50k-in-1`"))
+                .unwrap()
+        };
+        let no_lock = find("no map-wide lock");
+        assert_eq!(
+            (no_lock.met, no_lock.measured.as_str()),
+            (Some(true), "2.50× `nested-tree`")
+        );
+        assert_eq!(find("under the same lock").met, Some(false));
+        assert_eq!(find("ack p99").met, None, "no latency recorded");
+    }
+
+    #[test]
+    fn rows_where_ours_is_not_faster_are_listed() {
+        let s = set(vec![
+            timed("remove-all-up-to", BASELINE, 100.0),
+            timed("remove-all-up-to", SEED_PRIMITIVE, 90.0),
+            timed("remove-all-up-to", OURS, 91.0),
+            timed("dispatch-and-ack-cycle", BASELINE, 100.0),
+            timed("dispatch-and-ack-cycle", OURS, 20.0),
+        ]);
+        let rows = not_faster_rows(&s, OURS, &[BASELINE, SEED_PRIMITIVE]);
+        assert_eq!(rows.len(), 1, "{rows:?}");
+        assert!(
+            rows[0].starts_with("`remove-all-up-to/50k-in-1`"),
+            "{rows:?}"
+        );
+    }
+
+    #[test]
+    fn the_whole_report_renders_from_an_empty_and_a_partial_set() {
+        let rendered = labkit::document::render(&LAB, &set(vec![])).unwrap();
+        assert!(rendered.main.contains("## Answers"));
+        assert!(rendered.details.contains("## Design notes: `dense-window`"));
+        assert!(rendered.details.contains("### `shuffled-ack-cycle`"));
+        assert!(!rendered.main.contains("{{") && !rendered.details.contains("{{"));
+        assert!(rendered.charts.iter().all(|c| c.svg.ends_with("</svg>\n")));
+        let partial = set(vec![timed("remove-all-up-to", OURS, 91.0)]);
+        let partial = labkit::document::render(&LAB, &partial).unwrap();
+        assert!(
+            partial.main.contains("91.0"),
+            "partial sets render what they have"
+        );
+    }
+}
