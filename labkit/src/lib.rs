@@ -23,6 +23,7 @@
 //! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
 //!   to `cargo xtask compare --rev`.
 //! - [`targets`]: targets a lab states in a JSON file, checked against one run.
+//! - [`writeup`]: a PR-ready comparison of two implementations from an existing result set.
 //! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
 //!   SVG charts; [`document`]: a report as a lab declares it, assembled by the kit.
 
@@ -47,3 +48,4 @@ pub mod table;
 pub mod targets;
 pub mod threads;
 pub mod verdicts;
+pub mod writeup;

@@ -51,8 +51,13 @@ enum Command {
     /// Write a DHAT heap profile of one implementation on one case to target/lab/dhat/ (open it
     /// in DHAT's dh_view.html).
     Alloc(AllocArgs),
+    /// A PR-ready comparison of implementations A and B over the lab's cases, from an existing
+    /// result set (bench-results/ by default, nothing measured): every metric the run has for
+    /// both, the environment, and the commands that reproduce it (also written to
+    /// target/lab/writeup/).
+    Writeup(WriteupArgs),
     /// The whole test suite, then a smoke run of every benchmark (full and filtered), of the
-    /// report pipeline and of both compare paths.
+    /// report pipeline, of both compare paths and of a write-up.
     Test,
     /// How many faster/slower verdicts of one run repeat in another: reads <lab>.json from two
     /// result directories (e.g. two `bench --out-dir` runs) and counts, per lab, the decisive
@@ -60,6 +65,29 @@ enum Command {
     Rerun(RerunArgs),
     /// Install the pinned gungraun-runner into .tools/ if it is missing.
     Tools,
+}
+
+#[derive(Args)]
+struct WriteupArgs {
+    #[command(flatten)]
+    mode: ModeArgs,
+    /// Run a paired comparison of A and B on the chosen cases first (`compare`) and add its table.
+    #[arg(long)]
+    measure: bool,
+    /// Read <lab>.json from this directory instead of bench-results/.
+    #[arg(long, value_name = "DIR")]
+    from: Option<PathBuf>,
+    /// Write the write-up to this file instead of target/lab/writeup/<lab>-<A>-vs-<B>.md.
+    #[arg(long, value_name = "FILE")]
+    out: Option<PathBuf>,
+    lab: String,
+    /// Implementation A (the "before").
+    a: String,
+    /// Implementation B (the "after").
+    b: String,
+    /// Names selecting experiments and parameters (all cases when none is given).
+    #[arg(value_name = "NAME")]
+    names: Vec<String>,
 }
 
 #[derive(Args)]
@@ -187,6 +215,7 @@ fn main() {
         Command::Compare(args) => compare(&args),
         Command::Gate(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
+        Command::Writeup(args) => writeup(&args),
         Command::Test => test(),
         Command::Rerun(args) => rerun(&args),
         Command::Tools => binaries::gungraun_runner().map(drop),
@@ -524,6 +553,72 @@ fn alloc(args: &AllocArgs) -> Result<()> {
         .arg(&out))
 }
 
+fn writeup(args: &WriteupArgs) -> Result<()> {
+    let lab = labs::find(&args.lab)?;
+    let implementations = lab.implementations();
+    for side in [&args.a, &args.b] {
+        if !implementations.contains(&side.as_str()) {
+            bail!(
+                "unknown implementation `{side}` in lab {}; valid: {}",
+                lab.name(),
+                implementations.join(", ")
+            );
+        }
+    }
+    let selection = Selection::parse(lab, &args.names).map_err(|e| anyhow!(e))?;
+    let dir = args
+        .from
+        .clone()
+        .unwrap_or_else(|| root().join("bench-results"));
+    let set = ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))?;
+    let names = args.names.join(" ");
+    let words = format!("{} {} {} {names}", lab.name(), args.a, args.b);
+    let words = words.trim_end();
+    let revision = set.environment.git_revision.trim_end_matches("-dirty");
+    let commands = vec![
+        format!("git checkout {revision}"),
+        format!("cargo xtask bench {words}   # writes target/lab/results/"),
+        format!("cargo xtask writeup --from target/lab/results {words}"),
+        format!("cargo xtask compare {words}   # the paired A/B table"),
+    ];
+    let mut text = labkit::writeup::writeup(lab, &set, &args.a, &args.b, &selection, &commands);
+    if args.measure {
+        let compare_dir = root().join("target/lab/compare");
+        compare(&CompareArgs {
+            mode: args.mode,
+            out_dir: Some(compare_dir.clone()),
+            rev: None,
+            lab: lab.name().to_owned(),
+            a: args.a.clone(),
+            rest: std::iter::once(args.b.clone())
+                .chain(args.names.iter().cloned())
+                .collect(),
+        })?;
+        let json = compare_dir.join(format!("{}-{}-vs-{}.json", lab.name(), args.a, args.b));
+        let paired = ResultSet::load(&json).map_err(|e| anyhow!(e))?;
+        let label =
+            |id: &labkit::record::BenchId| format!("{} · `{}`", id.experiment, id.parameter);
+        text.push_str(&format!(
+            "\nPaired comparison measured now (A and B interleaved, fresh instances each round; \
+             `cargo xtask compare`):\n\n{}\n{}",
+            paired_table(&paired, &args.a, &args.b, label).render(),
+            environment_section(&paired)
+        ));
+    }
+    let out = args.out.clone().unwrap_or_else(|| {
+        root().join("target/lab/writeup").join(format!(
+            "{}-{}-vs-{}.md",
+            lab.name(),
+            args.a,
+            args.b
+        ))
+    });
+    write_atomic(&out, &text).with_context(|| format!("cannot write {}", out.display()))?;
+    println!("{text}");
+    println!("==> wrote {}", out.display());
+    Ok(())
+}
+
 /// A small filtered selection of `lab` for the CI smoke run: its first counted case, else its
 /// first timed one.
 fn smoke_filter(lab: &dyn Lab) -> Result<Vec<String>> {
@@ -553,6 +648,26 @@ fn test() -> Result<()> {
         out_dir: Some(root().join("target/lab/smoke")),
         labs: Vec::new(),
     })?;
+    for lab in labs::LABS {
+        let implementations = lab.implementations();
+        writeup(&WriteupArgs {
+            mode: ModeArgs {
+                quick: false,
+                smoke: true,
+            },
+            measure: false,
+            from: Some(root().join("target/lab/smoke")),
+            out: Some(
+                root()
+                    .join("target/lab/smoke")
+                    .join(format!("{}-writeup.md", lab.name())),
+            ),
+            lab: lab.name().to_owned(),
+            a: implementations[0].to_owned(),
+            b: implementations[implementations.len() - 1].to_owned(),
+            names: Vec::new(),
+        })?;
+    }
     let now = BenchBinaries::this_checkout()?;
     for lab in labs::LABS.iter().copied() {
         // A filtered run: only the selected benchmarks, a partial report.
@@ -686,6 +801,39 @@ mod tests {
         assert!(err(None, &[]).contains("missing implementation B"));
         assert!(err(None, &["single"]).contains("unknown implementation `single`"));
         assert!(err(None, &["atomic-slot", "nope"]).contains("`nope` in lab dedup"));
+    }
+
+    #[test]
+    fn writeups_work_on_the_committed_results() {
+        for lab in labs::LABS {
+            let set = ResultSet::load(&root().join(format!("bench-results/{}.json", lab.name())))
+                .unwrap();
+            // The first two of the lab's implementations that the committed run measured.
+            let known = lab.implementations();
+            let mut measured: Vec<&str> = known
+                .iter()
+                .copied()
+                .filter(|i| set.records.iter().any(|r| r.id.implementation == *i))
+                .collect();
+            measured.truncate(2);
+            let [a, b] = measured[..] else {
+                panic!("{}: fewer than two implementations measured", lab.name());
+            };
+            let text = labkit::writeup::writeup(
+                *lab,
+                &set,
+                a,
+                b,
+                &Selection::default(),
+                &["cargo xtask bench".into()],
+            );
+            assert!(text.contains("| Case | time |"), "{}: {text}", lab.name());
+            assert!(text.contains(&set.environment.git_revision), "{text}");
+            assert!(
+                text.lines().filter(|l| l.contains(" → ")).count() > 3,
+                "{text}"
+            );
+        }
     }
 
     #[test]

@@ -1,0 +1,176 @@
+//! A PR-ready comparison of two implementations from an existing result set: one line per case
+//! with B against A in every metric the run has for both (time with its verdict and how many
+//! passes agree, instructions, estimated cycles, allocations, bytes, footprint, p99), then the
+//! environment and the commands that reproduce it. Nothing is measured here; `cargo xtask
+//! writeup --measure` runs a paired comparison first and adds its table.
+
+use crate::compare::{Verdict, compare};
+use crate::lab::{Lab, Selection};
+use crate::record::{BenchId, Metric, ResultSet};
+use crate::report::{Row, environment_section, format_metric, verdict_word};
+use crate::table::{Align, Table};
+
+/// The metrics a write-up shows, in column order, with their headings.
+const COLUMNS: [(Metric, &str); 8] = [
+    (Metric::NsPerOp, "time"),
+    (Metric::OpsPerSec, "throughput"),
+    (Metric::InstructionsPerOp, "instructions"),
+    (Metric::EstimatedCyclesPerOp, "est. cycles (model)"),
+    (Metric::AllocsPerOp, "allocs/op"),
+    (Metric::BytesPerOp, "B/op"),
+    (Metric::RetainedBytes, "retained"),
+    (Metric::LatencyP99Ns, "p99"),
+];
+
+/// `a → b (ratio, verdict)` for one metric, or `None` when either side lacks it.
+fn cell(set: &ResultSet, metric: Metric, a: &BenchId, b: &BenchId) -> Option<String> {
+    let (ra, rb) = (set.find(a, metric)?, set.find(b, metric)?);
+    let c = compare(ra, rb);
+    let ratio = if c.ratio.is_finite() {
+        format!("{:.2}×", c.ratio)
+    } else {
+        "from 0".into()
+    };
+    let verdict = match (c.verdict, c.agreement) {
+        (Verdict::Same, _) => String::new(),
+        (v, Some((agreeing, of))) => format!(", {} {agreeing}/{of}", verdict_word(metric, v)),
+        (v, None) => format!(", {}", verdict_word(metric, v)),
+    };
+    Some(format!(
+        "{} → {} ({ratio}{verdict})",
+        format_metric(metric, ra.value),
+        format_metric(metric, rb.value)
+    ))
+}
+
+/// The write-up of `b` against `a` over the cases `selection` picks, from `set` (derived records
+/// included). `commands` are the lines that reproduce it.
+pub fn writeup(
+    lab: &dyn Lab,
+    set: &ResultSet,
+    a: &str,
+    b: &str,
+    selection: &Selection,
+    commands: &[String],
+) -> String {
+    let mut set = set.clone();
+    let derived = lab.derived(&set);
+    set.records.extend(derived);
+    let cores = set.environment.cores;
+    let mut rows: Vec<Row> = Vec::new();
+    for experiment in lab.experiments() {
+        for parameter in &experiment.parameters {
+            if selection.selects_case(experiment.name, &parameter.name) {
+                rows.push(Row::of(&experiment, parameter, cores));
+            }
+        }
+    }
+    let cells: Vec<(Row, Vec<Option<String>>)> = rows
+        .into_iter()
+        .map(|row| {
+            let id = |i: &str| BenchId::new(&row.experiment, i, &row.parameter);
+            let cells = COLUMNS
+                .iter()
+                .map(|(m, _)| cell(&set, *m, &id(a), &id(b)))
+                .collect();
+            (row, cells)
+        })
+        .filter(|(_, cells): &(Row, Vec<Option<String>>)| cells.iter().any(Option::is_some))
+        .collect();
+    let shown: Vec<usize> = (0..COLUMNS.len())
+        .filter(|i| cells.iter().any(|(_, c)| c[*i].is_some()))
+        .collect();
+    let mut table = Table::new().column("Case", Align::Left);
+    for &i in &shown {
+        table = table.column(COLUMNS[i].1, Align::Right);
+    }
+    for (row, c) in &cells {
+        let mut line = vec![format!("{} · {}", row.experiment, row.label)];
+        line.extend(
+            shown
+                .iter()
+                .map(|&i| c[i].clone().unwrap_or_else(|| "—".into())),
+        );
+        table.row(line);
+    }
+    let body = if cells.is_empty() {
+        format!(
+            "Nothing in this result set measures both `{a}` and `{b}` on the cases asked for.\n"
+        )
+    } else {
+        table.render()
+    };
+    let commands: String = commands.iter().map(|c| format!("{c}\n")).collect();
+    format!(
+        "### `{b}` against `{a}` ({lab})\n\nEach cell: `{a}` → `{b}`, the ratio B / A and, for \
+         wall time, the verdict with how many of the run's passes agree (a verdict needs all of \
+         them: the run's A/A twins show how often two equal cells would agree by chance). \
+         Instruction, cycle-model, allocation and footprint counts are exact for the binary that \
+         ran.\n\n{body}\n{}\nReproduce (a fresh clone, the Rust toolchain and valgrind):\n\n\
+         ```sh\n{commands}```\n",
+        environment_section(&set),
+        lab = lab.name(),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::lab::tests::TINY;
+    use crate::record::{Record, RunMode};
+
+    #[test]
+    fn one_line_per_case_both_sides_measured_and_the_commands() {
+        let passes = |i: &str, v: &[f64]| {
+            Record::from_passes(BenchId::new("op", i, "small"), Metric::NsPerOp, v.to_vec())
+        };
+        let set = ResultSet {
+            lab: "tiny".into(),
+            mode: RunMode::Full,
+            environment: crate::env::Environment::fixed_for_tests(),
+            timing: None,
+            records: vec![
+                passes("base", &[10.0; 8]),
+                passes("fast", &[5.0; 8]),
+                Record::new(
+                    BenchId::new("op", "base", "small"),
+                    Metric::AllocsPerOp,
+                    1.0,
+                ),
+                Record::new(
+                    BenchId::new("op", "fast", "small"),
+                    Metric::AllocsPerOp,
+                    0.0,
+                ),
+                Record::new(
+                    BenchId::new("cleanup", "base", "small"),
+                    Metric::NsPerOp,
+                    3.0,
+                ),
+            ],
+        };
+        let out = writeup(
+            &TINY,
+            &set,
+            "base",
+            "fast",
+            &Selection::default(),
+            &["cargo xtask bench tiny base fast".into()],
+        );
+        assert!(out.contains("| Case | time | allocs/op |"), "{out}");
+        assert!(
+            out.contains(
+                "| op · `small`: small | 10.0 → 5.00 (0.50×, faster 8/8) | 1.00 → 0 (0.00×, less) |"
+            ),
+            "{out}"
+        );
+        assert!(!out.contains("cleanup"), "one side only: {out}");
+        assert!(out.contains("| Git revision | abc1234 |"), "{out}");
+        assert!(
+            out.contains("```sh\ncargo xtask bench tiny base fast\n```"),
+            "{out}"
+        );
+        let none = writeup(&TINY, &set, "base", "absent", &Selection::default(), &[]);
+        assert!(none.contains("Nothing in this result set"), "{none}");
+    }
+}
