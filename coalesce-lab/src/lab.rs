@@ -12,7 +12,7 @@ use labkit::record::{EventName, Record, ResultSet, RunMode};
 
 use crate::load::{LoadGenerator, Plan};
 use crate::server::Server;
-use crate::workload::{Scenario, scenarios};
+use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
 use crate::{Generator, ImplementationVisitor, MetricsEndpoint, visit_implementation};
 
 /// The lab, as the measurement binaries and the driver see it.
@@ -82,6 +82,7 @@ impl Lab for CoalesceLab {
             latency: LatencyRecording::InTimedSamples,
             throughput: true,
             process_costs: true,
+            profile_warm_up: PROFILE_WARM_UP,
             ..Experiment::new(
                 SCRAPE,
                 "one GET /metrics answered (or refused, or given up on) under load",
@@ -164,9 +165,9 @@ struct Scrapes {
 }
 
 impl Runner for Scrapes {
-    // A load run warms up less than the kit asks: every user connects and sends at most one
-    // unmeasured request (see `LoadGenerator::run`); caches are not what a request's milliseconds
-    // depend on, and each sample starts a new server anyway.
+    // A timed load run is not warmed up (the kit asks for no window warm-up here): caches are not
+    // what a request's milliseconds depend on, and each sample starts a new server anyway. The
+    // allocation run warms up with `PROFILE_WARM_UP` requests, so a pool of buffers has filled.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
         let plan = Plan {
             load: self.scenario.load,

@@ -270,8 +270,9 @@ impl LoadGenerator {
         self.runtime.as_ref().expect("present until dropped")
     }
 
-    /// Connects every user and runs up to one unmeasured request per user (at most `warm_up`),
-    /// then `plan`, with `window` opened and closed around the measured part on this thread.
+    /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
+    /// (an open loop is not warmed up), then `plan`, with `window` opened and closed around the
+    /// measured part on this thread.
     /// Latencies go to the window's sink when it has one (served requests only; timeouts and
     /// refusals are tallied).
     ///
@@ -311,14 +312,8 @@ impl LoadGenerator {
                         tally: Mutex::new(Tally::default()),
                         history: None,
                     };
-                    self.closed_loop(
-                        &mut connections,
-                        warm_up.min(users as u64),
-                        plan.timeout,
-                        None,
-                        &warm_books,
-                    )
-                    .await;
+                    self.closed_loop(&mut connections, warm_up, plan.timeout, None, &warm_books)
+                        .await;
                     window.open();
                     let started = Instant::now();
                     self.closed_loop(

@@ -14,7 +14,7 @@ use crate::lab::{
 };
 use crate::workload::Scenario;
 
-/// Derived: the mean time of one generation in a run (ns per generation).
+/// Derived: the mean time of one generation in a run, per pass.
 pub const GENERATION: &str = "generation";
 /// Derived: the p99 latency over one generation's time, in the same run.
 pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
@@ -32,16 +32,35 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             let id = BenchId::new(experiment, &r.id.implementation, &r.id.parameter);
             Record::new(id, metric, value)
         };
-        let generations = find(Metric::EventsPer100Ops(GENERATIONS)).filter(|g| *g > 0.0);
+        let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
+        let generations = generations_record.map(|g| g.value).filter(|g| *g > 0.0);
         match r.metric {
             Metric::EventsPer100Ops(GENERATING_US) => {
-                if let Some(generations) = generations {
-                    let ns = r.value / generations * 1_000.0;
-                    out.push(derive(GENERATION, Metric::NsPerOp, ns));
-                    if let Some(p99) = find(Metric::LatencyP99Ns) {
-                        out.push(derive(P99_IN_GENERATIONS, Metric::Ratio, p99 / ns));
+                let Some(generations) = generations_record.filter(|g| g.value > 0.0) else {
+                    continue;
+                };
+                // Per pass when both have passes, so the time compares pass by pass.
+                let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
+                let record = match (&r.passes, &generations.passes) {
+                    (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
+                        let id = BenchId::new(GENERATION, &r.id.implementation, &r.id.parameter);
+                        let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
+                        Record::from_passes(id, Metric::MeanNs, passes.collect())
                     }
+                    _ => derive(
+                        GENERATION,
+                        Metric::MeanNs,
+                        ns_per_generation(r.value, generations.value),
+                    ),
+                };
+                if let Some(p99) = find(Metric::LatencyP99Ns) {
+                    out.push(derive(
+                        P99_IN_GENERATIONS,
+                        Metric::Ratio,
+                        p99 / record.value,
+                    ));
                 }
+                out.push(record);
             }
             Metric::PeakHeapBytes => {
                 if let Ok(scenario) = Scenario::parse(&r.id.parameter) {

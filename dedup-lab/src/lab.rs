@@ -7,7 +7,7 @@ use labkit::document::Document;
 use labkit::lab::{
     BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
-use labkit::record::{Record, ResultSet, RunMode};
+use labkit::record::{EventName, Record, ResultSet, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
@@ -16,6 +16,10 @@ use crate::{ImplementationVisitor, SequenceBatch, SequenceDedup, visit_implement
 
 /// The lab, as the measurement binaries and the driver see it.
 pub static LAB: DedupLab = DedupLab;
+
+/// Admissions of the increment shapes that another caller of the producer beat (answered Unknown
+/// and tried again with the next id): the retries of the JMH benchmark's shared case.
+pub const LOST_RACES: EventName = EventName::new("lost-races");
 
 pub struct DedupLab;
 
@@ -331,7 +335,12 @@ struct Admission<D: SequenceDedup> {
 
 impl<D: SequenceDedup> Runner for Admission<D> {
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        run_window(&self.dedup, &mut self.workers, warm_up, ops, window)
+        let elapsed = run_window(&self.dedup, &mut self.workers, warm_up, ops, window);
+        let lost: u64 = self.workers.iter().map(|w| w.lost_races).sum();
+        if lost > 0 {
+            window.count(LOST_RACES, lost);
+        }
+        elapsed
     }
 }
 

@@ -13,7 +13,7 @@ use labkit::targets::{self, Targets};
 
 use crate::lab::{
     ADMISSION, BESIDE_INACTIVE, CHURN, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth,
-    INACTIVE_PARAMETER, LAB, PURGE_ADDED_TAIL, PURGE_SWEEP, REPLICATED_ADMISSION,
+    INACTIVE_PARAMETER, LAB, LOST_RACES, PURGE_ADDED_TAIL, PURGE_SWEEP, REPLICATED_ADMISSION,
 };
 
 pub fn cost_buckets() -> Buckets {
@@ -192,6 +192,13 @@ pub fn document(set: &ResultSet) -> Document {
                 Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
             ),
             ("cost_split", Block::CostSplit(counted(ADMISSION))),
+            (
+                "lost_races",
+                Block::Table(
+                    Metric::EventsPer100Ops(LOST_RACES),
+                    rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
+                ),
+            ),
             (
                 "allocs",
                 Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),

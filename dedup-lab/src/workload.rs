@@ -216,6 +216,8 @@ pub struct Worker<D: SequenceDedup> {
     /// The producer whose pushed id a caller reads again after losing a race, in the increment
     /// shape: each op then retries until it is admitted.
     increments: Option<String>,
+    /// Admissions of the increment shape that another caller beat, since the last reset.
+    pub lost_races: u64,
 }
 
 impl<D: SequenceDedup> Worker<D> {
@@ -228,6 +230,7 @@ impl<D: SequenceDedup> Worker<D> {
             duplicate: false,
             ids: Ids::Sequence,
             increments: None,
+            lost_races: 0,
         }
     }
 
@@ -247,6 +250,7 @@ impl<D: SequenceDedup> Worker<D> {
         if let Some(name) = &self.increments {
             let producer = &self.producers[0];
             while self.ids.admit(dedup, producer, self.next_ids[0]) != DupStatus::NotDup {
+                self.lost_races += 1;
                 self.next_ids[0] = self.ids.after_pushed(dedup, name);
             }
             self.next_ids[0] += 1;
@@ -272,7 +276,8 @@ impl<D: SequenceDedup> Worker<D> {
 }
 
 /// Runs `warm_up_ops` then `ops` calls on every worker, on the same threads, with `window` open
-/// around the measured ones only; returns their wall time ([`timed_threads`]). All workers warm
+/// around the measured ones only; returns their wall time ([`timed_threads`]). Each worker's
+/// `lost_races` then counts the measured calls only. All workers warm
 /// up together, so per-thread lazy state (papaya's reclamation slot, a lock's parking data) is
 /// created under the same contention before the window opens. A single worker runs on the calling
 /// thread.
@@ -291,6 +296,7 @@ pub fn run_window<D: SequenceDedup>(
             Box::new(move |gate: &Gate<'_>| {
                 warm_up.wait();
                 std::hint::black_box(worker.run(dedup, warm_up_ops));
+                worker.lost_races = 0;
                 gate.pass();
                 std::hint::black_box(worker.run(dedup, ops));
             }) as TimedThread<'_>
@@ -347,6 +353,11 @@ mod tests {
         run_window(&dedup, &mut workers, 10, 1000, &mut ());
         // Every op admitted one id: 4 × 1,010 ids after the first message's id 0.
         assert_eq!(dedup.highest_pushed("producer-0"), Some(4 * 1010));
+        let lost: u64 = workers.iter().map(|w| w.lost_races).sum();
+        assert!(
+            lost <= 4 * 1000 * 64,
+            "races are lost and counted, not looped on: {lost}"
+        );
     }
 
     #[test]

@@ -159,10 +159,11 @@ pub fn render(lab: &dyn Lab, set: &ResultSet) -> Result<Rendered, String> {
     let verdicts = crate::verdicts::verdict_section(&set, baseline)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
-    let links: String = charts
+    let links: Vec<String> = charts
         .iter()
-        .map(|c| format!("- [{}](charts/{}.svg)\n", c.title, c.stem))
+        .map(|c| format!("[{}](charts/{}.svg)", c.title, c.stem))
         .collect();
+    let links = format!("{}\n", links.join(" · "));
     let details_link = format!(
         "Every table of every experiment, the latency percentiles and each id's measurements are \
          in [`{0}`]({0}); the raw data, with every pass and histogram, in `{1}.json`.\n\n",

@@ -98,6 +98,10 @@ pub struct Experiment {
     /// Untimed operations per thread right before every measured window, on the same threads
     /// (per-thread lazy state of freshly spawned workers).
     pub window_warm_up: u64,
+    /// Untimed operations before the allocation run's window, when more than `window_warm_up`:
+    /// steady state for structures that fill up first (a pool of buffers), as JMH measures
+    /// allocation after its warm-up iterations.
+    pub profile_warm_up: u64,
     /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
     /// continuing the one opened for the benchmark.
     pub fresh_per_sample: bool,
@@ -142,6 +146,7 @@ impl Experiment {
             parameters,
             max_ops: None,
             window_warm_up: 0,
+            profile_warm_up: 0,
             fresh_per_sample: false,
             latency: LatencyRecording::Off,
             throughput: false,

@@ -78,7 +78,8 @@ fn allocation_records(
         .parameter(&case.parameter)
         .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
     let ops = experiment.ops(budget).max(parameter.min_ops);
-    runner.run(experiment.window_warm_up, ops, &mut window);
+    let warm_up = experiment.window_warm_up.max(experiment.profile_warm_up);
+    runner.run(warm_up, ops, &mut window);
     let (Some((opened, cpu_opened)), Some((closed, cpu_closed, rss))) =
         (window.opened, window.closed)
     else {

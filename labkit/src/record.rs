@@ -94,6 +94,8 @@ pub enum Metric {
     /// A ratio of two measured values of one design, derived by a lab (a latency in generations,
     /// a heap in bodies).
     Ratio,
+    /// A mean duration a lab derives from its own events (a generation's time), per pass.
+    MeanNs,
     /// Latency percentiles of single operations ([`crate::latency`]): from the histogram of all
     /// passes merged, with each pass's own value kept for pass-by-pass verdicts.
     LatencyP50Ns,
@@ -214,7 +216,8 @@ impl Metric {
             | Self::LatencyP99Ns
             | Self::LatencyP999Ns
             | Self::LatencyMaxNs
-            | Self::TimerOverheadNs => "ns",
+            | Self::TimerOverheadNs
+            | Self::MeanNs => "ns",
             Self::LatencyHistogram => "ops recorded",
             Self::PeakHeapBytes | Self::PeakRssBytes => "B",
             Self::CpuNsPerOp => "CPU ns/op",

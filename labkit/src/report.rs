@@ -65,7 +65,9 @@ pub fn format_metric(metric: Metric, value: f64) -> String {
         | Metric::RetainedUsableBytes
         | Metric::PeakHeapBytes
         | Metric::PeakRssBytes => format_bytes(value),
-        m if m.is_latency_percentile() || m == Metric::CpuNsPerOp => format_duration(value),
+        m if m.is_latency_percentile() || matches!(m, Metric::CpuNsPerOp | Metric::MeanNs) => {
+            format_duration(value)
+        }
         _ => format_number(value),
     }
 }
@@ -84,7 +86,7 @@ pub fn format_duration(ns: f64) -> String {
 /// A value of `metric` with its unit scaled for a chart label: `1.25 ms`, `42.0 ns`, `2.13 MiB`.
 pub fn format_scaled(metric: Metric, value: f64) -> String {
     match metric {
-        Metric::NsPerOp => format_duration(value),
+        Metric::NsPerOp | Metric::MeanNs => format_duration(value),
         m if m.is_latency_percentile() || m == Metric::CpuNsPerOp => format_duration(value),
         Metric::RetainedBytes
         | Metric::RetainedUsableBytes
@@ -109,7 +111,13 @@ fn cell(record: &Record) -> String {
 /// The verdict's word for `metric`: faster / slower, higher / lower, fewer / more, less / more.
 pub fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
     match (metric, verdict) {
-        (Metric::NsPerOp | Metric::InstructionsPerOp | Metric::EstimatedCyclesPerOp, v) => v.word(),
+        (
+            Metric::NsPerOp
+            | Metric::MeanNs
+            | Metric::InstructionsPerOp
+            | Metric::EstimatedCyclesPerOp,
+            v,
+        ) => v.word(),
         (Metric::OpsPerSec, Verdict::Better) => "higher",
         (Metric::OpsPerSec, Verdict::Worse) => "lower",
         (Metric::EventsPer100Ops(_) | Metric::EventsPerSec(_), Verdict::Better) => "fewer",

@@ -114,9 +114,16 @@ impl<W: Watermark> Chm<W> {
         self.table.get(key, &guard).map(|node| node.read(&guard))
     }
 
-    /// `put`: the value of `key` becomes `value`, a box the caller allocated.
+    /// `put`: the value of `key` becomes `value`, a box the caller allocated. A present key's
+    /// node is found first and its value replaced under the bin's lock; only an absent key gets
+    /// a node.
     pub fn put(&self, key: &ProducerName, value: Box<W>) {
         let guard = self.table.guard();
+        if let Some(node) = self.table.get(key, &guard) {
+            let _bin = node.lock();
+            node.store(value, &guard);
+            return;
+        }
         if let Err(OccupiedError {
             current,
             not_inserted,

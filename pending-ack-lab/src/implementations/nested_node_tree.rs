@@ -91,4 +91,17 @@ impl PendingAcks for NestedNodeTree {
     fn len(&self) -> usize {
         self.len
     }
+
+    /// As the old code updates an immutable `IntIntPair`: a new value object, put in place of the
+    /// old one.
+    fn update_remaining_unacked(&mut self, ledger: u64, entry: u64, acked: i32) -> bool {
+        let Some(entries) = self.ledgers.get_mut(ledger) else {
+            return false;
+        };
+        let Some(updated) = entries.get(entry).and_then(|v| v.with_acked(acked)) else {
+            return false;
+        };
+        entries.insert(entry, updated);
+        true
+    }
 }
