@@ -96,6 +96,8 @@ macro_rules! with_implementations {
             topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
             chm_monitor => $crate::implementations::chm_monitor::ChmMonitor,
             chm_replace => $crate::implementations::chm_replace::ChmReplace,
+            chm_replace_unboxed =>
+                $crate::implementations::chm_replace_unboxed::ChmReplaceUnboxed,
             papaya_cas => $crate::implementations::papaya_cas::PapayaCas,
             atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
             sharded_lock => $crate::implementations::sharded_lock::ShardedLock,

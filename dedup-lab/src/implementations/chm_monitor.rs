@@ -8,7 +8,7 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use super::chm::Chm;
+use super::chm::{Boxed, Chm, ValueCell};
 use super::{ByName, ProducerName, StoreDesign, WatermarkStore};
 use crate::DupStatus;
 use crate::sequence::{Position, Watermark, classify};
@@ -24,14 +24,15 @@ impl StoreDesign for TopicMonitorOverChm {
     type Positions = Monitored<Position>;
 }
 
-/// Pushed and persisted watermarks of one kind in two maps, admissions behind one monitor.
-pub struct Monitored<W> {
+/// Pushed and persisted watermarks of one kind in two maps whose nodes hold values as `V` does,
+/// admissions behind one monitor.
+pub struct Monitored<W, V = Boxed<W>> {
     monitor: Mutex<()>,
-    pushed: Chm<W>,
-    persisted: Chm<W>,
+    pushed: Chm<W, V>,
+    persisted: Chm<W, V>,
 }
 
-impl<W> Default for Monitored<W> {
+impl<W, V> Default for Monitored<W, V> {
     fn default() -> Self {
         Self {
             monitor: Mutex::default(),
@@ -41,21 +42,21 @@ impl<W> Default for Monitored<W> {
     }
 }
 
-impl<W: Watermark> WatermarkStore<W> for Monitored<W> {
+impl<W: Watermark, V: ValueCell<W>> WatermarkStore<W> for Monitored<W, V> {
     fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
         // The monitor guards no data of its own: a poisoned one is as good as a clean one.
         let _topic = self.monitor.lock().unwrap_or_else(PoisonError::into_inner);
         match self.pushed.get(producer) {
             Some(prev) if low <= prev => classify(low, Some(prev), self.persisted.get(producer)),
             _ => {
-                self.pushed.put(producer, Box::new(high));
+                self.pushed.put(producer, high);
                 DupStatus::NotDup
             }
         }
     }
 
     fn record_persisted(&self, producer: &ProducerName, high: W) {
-        self.persisted.put(producer, Box::new(high));
+        self.persisted.put(producer, high);
     }
 
     /// Not atomic with respect to admission (the trait's contract: only while fenced).

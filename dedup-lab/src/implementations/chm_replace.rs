@@ -1,13 +1,13 @@
 //! `chm-replace`: the seed's "per-producer update" arm, Pulsar #26763 itself, on a model of Java's
 //! `ConcurrentHashMap` ([`super::chm`]): read the producer's pushed id without a lock, then
 //! `putIfAbsent` a new producer or `replace(name, prev, boxed)` an old one (which locks that
-//! producer's bin only), going round again when another connection of the producer won; the box
-//! is allocated once per call, at the first write attempt, as the PR's code boxes the id once.
-//! Every accepted update allocates one box, as the seed's 24 B/op. Replicated positions keep their topic-wide
+//! producer's bin only), going round again when another connection of the producer won. Every
+//! accepted update allocates one box, as the seed's 24 B/op (a lost race allocates none here,
+//! where the PR's loop boxes the id once before it starts). Replicated positions keep their topic-wide
 //! monitor, as the PR left them (`chm-monitor`'s). Compare `papaya-cas`: the same algorithm on a
 //! lock-free Rust map that replaces whole entries.
 
-use super::chm::Chm;
+use super::chm::{Boxed, Chm, ValueCell};
 use super::chm_monitor::Monitored;
 use super::{ByName, ProducerName, StoreDesign, WatermarkStore};
 use crate::DupStatus;
@@ -24,13 +24,14 @@ impl StoreDesign for PerProducerOverChm {
     type Positions = Monitored<Position>;
 }
 
-/// Pushed and persisted watermarks of one kind in two maps, no topic-wide lock.
-pub struct ReplaceLoop<W> {
-    pushed: Chm<W>,
-    persisted: Chm<W>,
+/// Pushed and persisted watermarks of one kind in two maps whose nodes hold values as `V` does,
+/// no topic-wide lock.
+pub struct ReplaceLoop<W, V = Boxed<W>> {
+    pushed: Chm<W, V>,
+    persisted: Chm<W, V>,
 }
 
-impl<W> Default for ReplaceLoop<W> {
+impl<W, V> Default for ReplaceLoop<W, V> {
     fn default() -> Self {
         Self {
             pushed: Chm::default(),
@@ -39,11 +40,8 @@ impl<W> Default for ReplaceLoop<W> {
     }
 }
 
-impl<W: Watermark> WatermarkStore<W> for ReplaceLoop<W> {
+impl<W: Watermark, V: ValueCell<W>> WatermarkStore<W> for ReplaceLoop<W, V> {
     fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
-        // Boxed once per call, at the first write attempt: the PR's loop boxes the id once, and a
-        // duplicate, which writes nothing, needs no box.
-        let mut boxed: Option<Box<W>> = None;
         loop {
             let found = self.pushed.get(producer);
             if let Some(prev) = found
@@ -51,24 +49,19 @@ impl<W: Watermark> WatermarkStore<W> for ReplaceLoop<W> {
             {
                 return classify(low, found, self.persisted.get(producer));
             }
-            let value = boxed.take().unwrap_or_else(|| Box::new(high));
-            let attempt = match found {
-                None => self
-                    .pushed
-                    .put_if_absent(producer, value)
-                    .map_err(|(_, b)| b),
-                Some(prev) => self.pushed.replace(producer, prev, value),
+            let won = match found {
+                None => self.pushed.put_if_absent(producer, high).is_none(),
+                Some(prev) => self.pushed.replace(producer, prev, high),
             };
-            match attempt {
-                Ok(()) => return DupStatus::NotDup,
-                // Lost a race: re-read; the new value may now make this a duplicate.
-                Err(unused) => boxed = Some(unused),
+            if won {
+                return DupStatus::NotDup;
             }
+            // Lost a race: re-read; the new value may now make this a duplicate.
         }
     }
 
     fn record_persisted(&self, producer: &ProducerName, high: W) {
-        self.persisted.put(producer, Box::new(high));
+        self.persisted.put(producer, high);
     }
 
     /// Not atomic with respect to admission (the trait's contract: only while fenced).

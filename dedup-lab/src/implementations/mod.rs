@@ -5,6 +5,7 @@ pub mod atomic_slot;
 pub mod chm;
 pub mod chm_monitor;
 pub mod chm_replace;
+pub mod chm_replace_unboxed;
 pub mod papaya_cas;
 pub mod producer_handle;
 pub mod sharded_lock;
