@@ -241,3 +241,53 @@ impl Window for ServerEdges<'_> {
         self.window.latencies()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use labkit::lab::EventTally;
+
+    #[test]
+    fn the_description_has_a_parameter_per_scenario_with_its_minimum_run() {
+        let experiments = LAB.experiments();
+        assert_eq!(experiments.len(), 1);
+        let parameters = &experiments[0].parameters;
+        let all = scenarios();
+        assert_eq!(parameters.len(), all.len());
+        for (parameter, scenario) in parameters.iter().zip(&all) {
+            assert_eq!(parameter.name, scenario.name());
+            assert_eq!(parameter.min_ops, scenario.min_requests());
+            assert!(!parameter.counted, "valgrind does not time a server");
+        }
+        assert!(
+            experiments[0].profile_warm_up > 0,
+            "pooled buffers fill first"
+        );
+        let case = BenchCase::new(SCRAPE, "closed-1vu-1mib");
+        let err = LAB.open("spin", &case).err().unwrap();
+        assert!(err.contains("valid: serial-queue"), "{err}");
+        let err = LAB
+            .open("coalescing", &BenchCase::new(SCRAPE, "closed-3vu-1mib"))
+            .err()
+            .unwrap();
+        assert!(err.contains("not a parameter of scrape"), "{err}");
+    }
+
+    #[test]
+    fn every_design_opens_and_serves_a_short_run_with_its_events_counted() {
+        let case = BenchCase::new(SCRAPE, "closed-1vu-1mib");
+        for implementation in LAB.implementations() {
+            let mut runner = LAB.open(implementation, &case).unwrap();
+            let mut window = EventTally::default();
+            runner.run(0, 3, &mut window);
+            assert_eq!(window.total(SERVED), 3, "{implementation}");
+            assert_eq!(window.total(CORRUPT), 0, "{implementation}");
+            assert_eq!(window.total(ERRORS), 0, "{implementation}");
+            let generated = window.total(GENERATIONS);
+            assert!(generated <= 3, "{implementation}: {generated} generations");
+            if generated > 0 {
+                assert!(window.total(GENERATING_US) > 0, "{implementation}");
+            }
+        }
+    }
+}

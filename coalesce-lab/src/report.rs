@@ -164,18 +164,16 @@ pub fn document(set: &ResultSet) -> Document {
             ),
             (
                 "targets_notes",
-                Block::Markdown(include_str!("../report/targets-notes.md").into()),
+                Block::Measured(include_str!("../report/targets-notes.md").into()),
             ),
             ("goodput", table(Metric::EventsPerSec(SERVED))),
             ("p99", table(Metric::LatencyP99Ns)),
-            ("generation", derived(GENERATION, Metric::NsPerOp)),
             (
                 "p99_in_generations",
                 derived(P99_IN_GENERATIONS, Metric::Ratio),
             ),
             ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
             ("wasted", table(Metric::EventsPer100Ops(WASTED))),
-            ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
             (
                 "peak_heap_in_bodies",
                 derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
@@ -187,6 +185,8 @@ pub fn document(set: &ResultSet) -> Document {
         ]),
         details: Page::new(include_str!("../report/details.md")).blocks(vec![
             ("throughput", table(Metric::OpsPerSec)),
+            ("generation", derived(GENERATION, Metric::MeanNs)),
+            ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
             ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
             ("timer", Block::Markdown(timer)),
             (

@@ -388,13 +388,25 @@ enum Ref {
     /// The largest deviation of this row's A/A twin from the baseline over the passes, as a
     /// fraction: how far two equal cells moved apart in this run.
     AaSpread(Metric, String, String),
+    /// How far design `1` is from design `0` on the claim's row and metric (|median ratio − 1|,
+    /// pass by pass where there are passes), as a fraction.
+    LabChange(Metric, BenchId, BenchId),
 }
 
 impl Ref {
     /// `METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER`, `METRIC@IMPLEMENTATION` (the claim's
-    /// experiment and parameter), `seed-change`, or `aa-spread` (the claim's row and metric).
+    /// experiment and parameter), `seed-change`, `aa-spread` (the claim's row and metric), or
+    /// `lab-change@A/B` (B against A on the claim's row and metric).
     fn parse(text: &str, claim: &Claim) -> Result<Self, String> {
         let text = text.trim();
+        if let Some((a, b)) = text
+            .strip_prefix("lab-change@")
+            .and_then(|p| p.split_once('/'))
+        {
+            let metric = Metric::from_key(&claim.metric)?;
+            let id = |i: &str| BenchId::new(&claim.experiment, i, &claim.parameter);
+            return Ok(Self::LabChange(metric, id(a), id(b)));
+        }
         match text {
             "seed-change" => return Ok(Self::SeedChange),
             "aa-spread" => {
@@ -446,13 +458,22 @@ impl Ref {
                 let twin_record = find(&twin(&baseline.id.implementation)).expect("found above");
                 aa_spread(baseline, twin_record).ok_or_else(|| "the A/A twin has no passes".into())
             }
+            Self::LabChange(metric, a, b) => {
+                let find = |id: &BenchId| {
+                    set.find(id, *metric)
+                        .ok_or_else(|| format!("`{}@{id}` was not measured", metric.key()))
+                };
+                Ok((compare(find(a)?, find(b)?).ratio - 1.0).abs())
+            }
         }
     }
 
     fn show(&self, value: f64) -> String {
         match self {
             Self::Record(metric, _) => format_metric(*metric, value),
-            Self::SeedChange | Self::AaSpread(..) => format!("{:.1} %", value * 100.0),
+            Self::SeedChange | Self::AaSpread(..) | Self::LabChange(..) => {
+                format!("{:.1} %", value * 100.0)
+            }
         }
     }
 }
@@ -490,21 +511,61 @@ fn cause_text(set: &ResultSet, claim: &Claim, cause: &Cause) -> Result<String, S
             return Err(format!("{shown}, not {bound}"));
         }
     }
-    fill_refs(&cause.text, |r| {
-        let (a, b) = match r.split_once(" / ") {
-            Some((a, b)) => (a, Some(b)),
-            None => (r, None),
-        };
-        let first = Ref::parse(a, claim)?;
-        let value = first.value(set, claim)?;
-        match b {
-            Some(b) => {
-                let divisor = Ref::parse(b, claim)?.value(set, claim)?;
-                Ok(format!("{:.2}×", value / divisor))
-            }
-            None => Ok(first.show(value)),
+    fill_refs(&cause.text, |r| value_text(set, claim, r))
+}
+
+/// The text of one placeholder: a value (`REF`), a ratio (`REF / REF`, shown with ×), a quotient
+/// (`REF per REF`, a plain number: bytes per allocation) or a difference (`REF - REF`, in the
+/// first value's unit).
+fn value_text(set: &ResultSet, claim: &Claim, placeholder: &str) -> Result<String, String> {
+    let value = |r: &str| -> Result<(Ref, f64), String> {
+        let parsed = Ref::parse(r, claim)?;
+        let value = parsed.value(set, claim)?;
+        Ok((parsed, value))
+    };
+    for (operator, combine) in [
+        (" / ", Combine::Ratio),
+        (" per ", Combine::Quotient),
+        (" - ", Combine::Difference),
+    ] {
+        if let Some((a, b)) = placeholder.split_once(operator) {
+            let ((first, a), (_, b)) = (value(a)?, value(b)?);
+            return Ok(match combine {
+                Combine::Ratio => format!("{}×", format_number(a / b)),
+                Combine::Quotient => format_number(a / b),
+                Combine::Difference => first.show(a - b),
+            });
         }
+    }
+    let (parsed, v) = value(placeholder)?;
+    Ok(parsed.show(v))
+}
+
+enum Combine {
+    Ratio,
+    Quotient,
+    Difference,
+}
+
+/// `text` (report prose) with every `{METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER}` and
+/// `{REF / REF}` filled with the value measured in `set`, so prose that cites numbers never has
+/// them typed by hand; a value the run lacks reads `(not measured)`.
+pub fn fill_measured(text: &str, set: &ResultSet) -> String {
+    let context = Claim {
+        claim: String::new(),
+        seed: None,
+        expect: Some(Direction::Same),
+        seed_text: None,
+        metric: Metric::NsPerOp.key(),
+        experiment: String::new(),
+        parameter: String::new(),
+        pairs: None,
+        causes: Vec::new(),
+    };
+    fill_refs(text, |r| {
+        Ok(value_text(set, &context, r).unwrap_or_else(|_| "(not measured)".into()))
     })
+    .unwrap_or_else(|e| e)
 }
 
 /// `text` with every `{…}` replaced by `value(…)`.
@@ -634,6 +695,27 @@ mod tests {
             [Outcome::NotEstablished],
             "pair 1 has no evidence"
         );
+    }
+
+    #[test]
+    fn prose_cites_measured_values_and_says_what_is_missing() {
+        let records = vec![
+            count("fast", Metric::AllocsPerOp, 2.0),
+            count("base", Metric::AllocsPerOp, 4.0),
+        ];
+        let text = fill_measured(
+            "fast: {allocs-per-op@op/fast/small}, half: {allocs-per-op@op/fast/small / allocs-per-op@op/base/small}, gone: {allocs-per-op@op/gone/small}",
+            &set(records),
+        );
+        assert_eq!(text, "fast: 2.00, half: 0.500×, gone: (not measured)");
+        let more = fill_measured(
+            "{allocs-per-op@op/base/small - allocs-per-op@op/fast/small} more, {allocs-per-op@op/base/small per allocs-per-op@op/fast/small} each",
+            &set(vec![
+                count("fast", Metric::AllocsPerOp, 2.0),
+                count("base", Metric::AllocsPerOp, 4.0),
+            ]),
+        );
+        assert_eq!(more, "2.00 more, 2.00 each");
     }
 
     #[test]

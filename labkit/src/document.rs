@@ -76,7 +76,15 @@ pub enum Block {
         checked: Vec<Checked>,
         measured: String,
     },
+    /// How many targets were met, and the missed ones (the full table goes elsewhere).
+    TargetMisses {
+        checked: Vec<Checked>,
+        measured: String,
+    },
     Markdown(String),
+    /// Markdown whose `{METRIC@ID}` placeholders are filled with this run's values
+    /// ([`crate::answers::fill_measured`]).
+    Measured(String),
 }
 
 /// A chart the report links.
@@ -208,7 +216,34 @@ fn block_markdown(set: &ResultSet, block: &Block, implementations: &[&str]) -> S
         Block::Targets { checked, measured } => {
             crate::targets::table(checked.clone(), measured).render()
         }
+        Block::TargetMisses { checked, measured } => {
+            let missed: Vec<Checked> = checked
+                .iter()
+                .filter(|c| c.met == Some(false))
+                .cloned()
+                .collect();
+            let met = checked.iter().filter(|c| c.met == Some(true)).count();
+            let unmeasured = checked.iter().filter(|c| c.met.is_none()).count();
+            let summary = format!(
+                "**{met} of {} targets met**{}{}",
+                checked.len(),
+                match unmeasured {
+                    0 => String::new(),
+                    n => format!(", {n} not measured"),
+                },
+                if missed.is_empty() { "." } else { "; missed:" }
+            );
+            if missed.is_empty() {
+                format!("{summary}\n")
+            } else {
+                format!(
+                    "{summary}\n\n{}",
+                    crate::targets::table(missed, measured).render()
+                )
+            }
+        }
         Block::Markdown(text) => text.clone(),
+        Block::Measured(text) => crate::answers::fill_measured(text, set),
     }
 }
 
@@ -238,7 +273,7 @@ pub fn cost_split_table(set: &ResultSet, rows: &[Row], implementations: &[&str])
                 continue;
             };
             let mut cells = vec![
-                format!("`{}`", row.parameter),
+                format!("`{}` · `{}`", row.experiment, row.parameter),
                 format!("`{implementation}`"),
                 format_number(total.value),
             ];
@@ -290,7 +325,7 @@ mod tests {
         assert!(
             rendered
                 .main
-                .contains("| `small` | `fast` | 200.0 | 50.0 (25 %) |"),
+                .contains("| `op` · `small` | `fast` | 200.0 | 50.0 (25 %) |"),
             "{}",
             rendered.main
         );

@@ -26,13 +26,6 @@ const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
 /// Footprint per entry, derived from `footprint`.
 pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
 
-/// The experiments the main page shows in full: the seed's cycle and its two cleanups.
-const HEADLINE: [Experiment; 3] = [
-    Experiment::DispatchAndAckCycle,
-    Experiment::RemoveAllUpTo,
-    Experiment::SameLedgerSmallPrefix,
-];
-
 pub fn cost_buckets() -> Buckets {
     Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
 }
@@ -167,10 +160,7 @@ pub fn document(set: &ResultSet) -> Document {
         .into_iter()
         .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
         .collect();
-    let headline: Vec<Row> = HEADLINE
-        .iter()
-        .flat_map(|e| Row::all(&described(e.name()), cores))
-        .collect();
+    let headline = Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores);
     let counted = |experiments: &[Experiment]| -> Vec<Row> {
         experiments
             .iter()
@@ -269,6 +259,31 @@ pub fn document(set: &ResultSet) -> Document {
             "retained_usable",
             Block::Table(Metric::RetainedUsableBytes, footprint_rows),
         ),
+        (
+            "cycle_bytes",
+            Block::Table(
+                Metric::BytesPerOp,
+                Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores),
+            ),
+        ),
+        (
+            "per_entry",
+            Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
+        ),
+        (
+            "retained_capacity",
+            Block::Table(
+                Metric::RetainedBytes,
+                Row::all(&described(RETAINED_CAPACITY), cores),
+            ),
+        ),
+        (
+            "all_concurrency_targets",
+            Block::Targets {
+                checked: check_targets(set, &concurrency),
+                measured: "measured".into(),
+            },
+        ),
         ("design_notes", Block::Markdown(design_notes())),
         ("not_faster", Block::Markdown(not_faster)),
         ("targets_source", Block::Markdown(targets.source.clone())),
@@ -289,30 +304,12 @@ pub fn document(set: &ResultSet) -> Document {
                 Block::CostSplit(counted(&[Experiment::DispatchAndAckCycle])),
             ),
             (
-                "cycle_bytes",
-                Block::Table(
-                    Metric::BytesPerOp,
-                    Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores),
-                ),
-            ),
-            (
-                "per_entry",
-                Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
-            ),
-            (
-                "retained_capacity",
-                Block::Table(
-                    Metric::RetainedBytes,
-                    Row::all(&described(RETAINED_CAPACITY), cores),
-                ),
-            ),
-            (
                 "concurrency_targets_source",
                 Block::Markdown(concurrency.source.clone()),
             ),
             (
                 "concurrency_targets",
-                Block::Targets {
+                Block::TargetMisses {
                     checked: check_targets(set, &concurrency),
                     measured: "measured".into(),
                 },
@@ -542,7 +539,7 @@ mod tests {
         let partial = set(vec![timed("remove-all-up-to", OURS, 91.0)]);
         let partial = labkit::document::render(&LAB, &partial).unwrap();
         assert!(
-            partial.main.contains("91.0"),
+            partial.details.contains("91.0"),
             "partial sets render what they have"
         );
     }
