@@ -3,11 +3,11 @@
 //! generation), its targets, its answers to the write-up, and what its two pages hold.
 
 use labkit::answers::Answers;
-use labkit::document::{Block, ChartSpec, Document, Page};
+use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
 use labkit::lab::Lab;
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_duration, timer_overhead_ns};
-use labkit::targets::{self, Targets};
+use labkit::targets::Targets;
 
 use crate::lab::{
     BACKLOG, BODY_MIB, GENERATING_US, GENERATIONS, LAB, REFUSED, SCRAPE, SERVED, TIMEOUTS, WASTED,
@@ -115,14 +115,7 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
 
 /// The scenarios as rows of `experiment` (a derived one, or the scrapes).
 fn rows(experiment: &str, cores: usize) -> Vec<Row> {
-    let described = &LAB.experiments()[0];
-    Row::all(described, cores)
-        .into_iter()
-        .map(|row| Row {
-            experiment: experiment.to_owned(),
-            ..row
-        })
-        .collect()
+    Row::all_derived(&LAB.experiments()[0], cores, experiment)
 }
 
 pub fn document(set: &ResultSet) -> Document {
@@ -153,36 +146,31 @@ pub fn document(set: &ResultSet) -> Document {
     }));
     Document {
         answers: Some(answers()),
-        main: Page::new(include_str!("../report/report.md")).blocks(vec![
-            ("targets_source", Block::Markdown(targets.source.clone())),
-            (
-                "targets",
-                Block::Targets {
-                    checked: targets::check(set, &targets, target_experiments),
-                    measured: "measured".into(),
-                },
-            ),
-            (
-                "targets_notes",
-                Block::Measured(include_str!("../report/targets-notes.md").into()),
-            ),
-            ("goodput", table(Metric::EventsPerSec(SERVED))),
-            ("p99", table(Metric::LatencyP99Ns)),
-            (
-                "p99_in_generations",
-                derived(P99_IN_GENERATIONS, Metric::Ratio),
-            ),
-            ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
-            ("wasted", table(Metric::EventsPer100Ops(WASTED))),
-            (
-                "peak_heap_in_bodies",
-                derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
-            ),
-            (
-                "seed",
-                Block::Markdown(include_str!("../report/seed.md").into()),
-            ),
-        ]),
+        main: Page::new(include_str!("../report/report.md"))
+            .blocks(vec![
+                ("goodput", table(Metric::EventsPerSec(SERVED))),
+                ("p99", table(Metric::LatencyP99Ns)),
+                (
+                    "p99_in_generations",
+                    derived(P99_IN_GENERATIONS, Metric::Ratio),
+                ),
+                ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
+                ("wasted", table(Metric::EventsPer100Ops(WASTED))),
+                (
+                    "peak_heap_in_bodies",
+                    derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
+                ),
+                (
+                    "seed",
+                    Block::Markdown(include_str!("../report/seed.md").into()),
+                ),
+            ])
+            .blocks(target_blocks(
+                set,
+                &targets,
+                target_experiments,
+                include_str!("../report/targets-notes.md"),
+            )),
         details: Page::new(include_str!("../report/details.md")).blocks(vec![
             ("throughput", table(Metric::OpsPerSec)),
             ("generation", derived(GENERATION, Metric::MeanNs)),

@@ -4,12 +4,12 @@
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::document::{Block, ChartSpec, Document, Page};
+use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
 use labkit::lab::{Experiment, Lab, Parameter};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_duration};
 use labkit::table::{Align, Table, format_number};
-use labkit::targets::{self, Targets};
+use labkit::targets::Targets;
 
 use crate::lab::{
     ADMISSION, BESIDE_INACTIVE, CHURN, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth,
@@ -151,13 +151,7 @@ pub fn document(set: &ResultSet) -> Document {
     let churn = all(CHURN);
     let purge = [all(BESIDE_INACTIVE), all(PURGE_SWEEP)].concat();
     let footprint = all(FOOTPRINT);
-    let per_producer: Vec<Row> = footprint
-        .iter()
-        .map(|row| Row {
-            experiment: FOOTPRINT_PER_PRODUCER.into(),
-            ..row.clone()
-        })
-        .collect();
+    let per_producer = Row::all_derived(&described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
     let timed = [
         admission.clone(),
         all(REPLICATED_ADMISSION),
@@ -185,45 +179,40 @@ pub fn document(set: &ResultSet) -> Document {
     let admission_allocations = admission.clone();
     Document {
         answers: Some(answers()),
-        main: Page::new(include_str!("../report/report.md")).blocks(vec![
-            ("time", Block::Table(Metric::NsPerOp, admission.clone())),
-            (
-                "instructions",
-                Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
-            ),
-            ("cost_split", Block::CostSplit(counted(ADMISSION))),
-            (
-                "lost_races",
-                Block::Table(
-                    Metric::EventsPer100Ops(LOST_RACES),
-                    rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
+        main: Page::new(include_str!("../report/report.md"))
+            .blocks(vec![
+                ("time", Block::Table(Metric::NsPerOp, admission.clone())),
+                (
+                    "instructions",
+                    Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
                 ),
-            ),
-            (
-                "allocs",
-                Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),
-            ),
-            (
-                "bytes",
-                Block::Table(Metric::BytesPerOp, admission_allocations),
-            ),
-            (
-                "churn_throughput",
-                Block::Table(Metric::OpsPerSec, churn.clone()),
-            ),
-            ("targets_source", Block::Markdown(targets.source.clone())),
-            (
-                "targets",
-                Block::Targets {
-                    checked: targets::check(set, &targets, target_experiments),
-                    measured: "measured".into(),
-                },
-            ),
-            (
-                "targets_notes",
-                Block::Markdown(include_str!("../report/targets-notes.md").into()),
-            ),
-        ]),
+                ("cost_split", Block::CostSplit(counted(ADMISSION))),
+                (
+                    "lost_races",
+                    Block::Table(
+                        Metric::EventsPer100Ops(LOST_RACES),
+                        rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
+                    ),
+                ),
+                (
+                    "allocs",
+                    Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),
+                ),
+                (
+                    "bytes",
+                    Block::Table(Metric::BytesPerOp, admission_allocations),
+                ),
+                (
+                    "churn_throughput",
+                    Block::Table(Metric::OpsPerSec, churn.clone()),
+                ),
+            ])
+            .blocks(target_blocks(
+                set,
+                &targets,
+                target_experiments,
+                include_str!("../report/targets-notes.md"),
+            )),
         details: Page::new(include_str!("../report/details.md")).blocks(vec![
             (
                 "throughput",

@@ -590,17 +590,9 @@ fn fill_refs(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::env::Environment;
-    use crate::record::RunMode;
 
     fn set(records: Vec<Record>) -> ResultSet {
-        ResultSet {
-            lab: "tiny".into(),
-            mode: RunMode::Full,
-            environment: Environment::fixed_for_tests(),
-            timing: None,
-            records,
-        }
+        ResultSet::of(records)
     }
 
     fn passes(implementation: &str, values: &[f64]) -> Record {

@@ -87,6 +87,28 @@ pub enum Block {
     Measured(String),
 }
 
+/// The blocks of a page's targets section: `{{targets_source}}` (where they come from),
+/// `{{targets}}` (checked against `set`) and `{{targets_notes}}` (`notes`, prose that may cite
+/// this run's values, [`Block::Measured`]).
+pub fn target_blocks(
+    set: &ResultSet,
+    targets: &crate::targets::Targets,
+    experiments: impl Fn(&str) -> Vec<(String, Vec<String>)>,
+    notes: &str,
+) -> Vec<(&'static str, Block)> {
+    vec![
+        ("targets_source", Block::Markdown(targets.source.clone())),
+        (
+            "targets",
+            Block::Targets {
+                checked: crate::targets::check(set, targets, experiments),
+                measured: "measured".into(),
+            },
+        ),
+        ("targets_notes", Block::Measured(notes.to_owned())),
+    ]
+}
+
 /// A chart the report links.
 pub enum ChartSpec {
     /// Bars of `metric`: a group per row, a bar per implementation.

@@ -408,6 +408,20 @@ impl ResultSet {
     }
 }
 
+#[cfg(test)]
+impl ResultSet {
+    /// `records` as a full run in the tests' fixed environment.
+    pub(crate) fn of(records: Vec<Record>) -> Self {
+        Self {
+            lab: "tiny".into(),
+            mode: RunMode::Full,
+            environment: Environment::fixed_for_tests(),
+            timing: None,
+            records,
+        }
+    }
+}
+
 /// Writes `contents` to `path` through a temporary file in the same directory and a rename, so a
 /// reader (or an interrupted run) never sees half a file.
 pub fn write_atomic(path: &Path, contents: &str) -> std::io::Result<()> {

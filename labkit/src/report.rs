@@ -181,6 +181,18 @@ impl Row {
             .map(|p| Self::of(experiment, p, cores))
             .collect()
     }
+
+    /// Every parameter of `experiment` as a row of the records a lab derives from it under the
+    /// experiment name `derived` (per entry, per producer, in generations).
+    pub fn all_derived(experiment: &Experiment, cores: usize, derived: &str) -> Vec<Self> {
+        Self::all(experiment, cores)
+            .into_iter()
+            .map(|row| Self {
+                experiment: derived.to_owned(),
+                ..row
+            })
+            .collect()
+    }
 }
 
 /// A comparison table: one row per (experiment, parameter), one column per implementation

@@ -117,38 +117,32 @@ pub fn writeup(
 mod tests {
     use super::*;
     use crate::lab::tests::TINY;
-    use crate::record::{Record, RunMode};
+    use crate::record::Record;
 
     #[test]
     fn one_line_per_case_both_sides_measured_and_the_commands() {
         let passes = |i: &str, v: &[f64]| {
             Record::from_passes(BenchId::new("op", i, "small"), Metric::NsPerOp, v.to_vec())
         };
-        let set = ResultSet {
-            lab: "tiny".into(),
-            mode: RunMode::Full,
-            environment: crate::env::Environment::fixed_for_tests(),
-            timing: None,
-            records: vec![
-                passes("base", &[10.0; 8]),
-                passes("fast", &[5.0; 8]),
-                Record::new(
-                    BenchId::new("op", "base", "small"),
-                    Metric::AllocsPerOp,
-                    1.0,
-                ),
-                Record::new(
-                    BenchId::new("op", "fast", "small"),
-                    Metric::AllocsPerOp,
-                    0.0,
-                ),
-                Record::new(
-                    BenchId::new("cleanup", "base", "small"),
-                    Metric::NsPerOp,
-                    3.0,
-                ),
-            ],
-        };
+        let set = ResultSet::of(vec![
+            passes("base", &[10.0; 8]),
+            passes("fast", &[5.0; 8]),
+            Record::new(
+                BenchId::new("op", "base", "small"),
+                Metric::AllocsPerOp,
+                1.0,
+            ),
+            Record::new(
+                BenchId::new("op", "fast", "small"),
+                Metric::AllocsPerOp,
+                0.0,
+            ),
+            Record::new(
+                BenchId::new("cleanup", "base", "small"),
+                Metric::NsPerOp,
+                3.0,
+            ),
+        ]);
         let out = writeup(
             &TINY,
             &set,

@@ -143,13 +143,7 @@ fn measured_rows(set: &ResultSet, metric: Metric) -> Vec<Row> {
 }
 
 fn per_entry_rows(cores: usize) -> Vec<Row> {
-    Row::all(&described(FOOTPRINT), cores)
-        .into_iter()
-        .map(|row| Row {
-            experiment: FOOTPRINT_PER_ENTRY.into(),
-            ..row
-        })
-        .collect()
+    Row::all_derived(&described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY)
 }
 
 pub fn document(set: &ResultSet) -> Document {

@@ -30,7 +30,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use papaya::{Guard, HashMap, OccupiedError};
 
-use super::{Hasher, ProducerName};
+use super::{Hasher, ProducerName, WatermarkStore};
+use crate::DupStatus;
 use crate::sequence::{AtomicWord, Watermark};
 
 /// How a node holds its value: read without a lock, stored with the node's bin locked.
@@ -212,6 +213,66 @@ impl<W: Watermark, V: ValueCell<W>> Chm<W, V> {
         for (key, node) in other.table.iter(&guard) {
             self.put(key, node.value.read(&guard));
         }
+    }
+}
+
+/// How a store admits: the decision behind a topic-wide monitor (`chm-monitor`), or per producer
+/// with `putIfAbsent` / `replace` (`chm-replace`).
+pub trait Admission: Default + Send + Sync + 'static {
+    fn admit<W: Watermark, V: ValueCell<W>>(
+        &self,
+        pushed: &Chm<W, V>,
+        persisted: &Chm<W, V>,
+        producer: &ProducerName,
+        low: W,
+        high: W,
+    ) -> DupStatus;
+}
+
+/// One kind of watermark in Pulsar's two maps, pushed and persisted, admitted as `A` does; the
+/// persisted id is `put` outside any monitor, as Pulsar does.
+pub struct ChmStore<W, A, V = Boxed<W>> {
+    admission: A,
+    pushed: Chm<W, V>,
+    persisted: Chm<W, V>,
+}
+
+impl<W, A: Default, V> Default for ChmStore<W, A, V> {
+    fn default() -> Self {
+        Self {
+            admission: A::default(),
+            pushed: Chm::default(),
+            persisted: Chm::default(),
+        }
+    }
+}
+
+impl<W: Watermark, A: Admission, V: ValueCell<W>> WatermarkStore<W> for ChmStore<W, A, V> {
+    fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
+        self.admission
+            .admit(&self.pushed, &self.persisted, producer, low, high)
+    }
+
+    fn record_persisted(&self, producer: &ProducerName, high: W) {
+        self.persisted.put(producer, high);
+    }
+
+    /// Not atomic with respect to admission (the trait's contract: only while fenced).
+    fn reset_pushed_to_persisted(&self) {
+        self.pushed.replace_all_with(&self.persisted);
+    }
+
+    fn pushed(&self, producer: &str) -> Option<W> {
+        self.pushed.get(producer)
+    }
+
+    fn persisted(&self, producer: &str) -> Option<W> {
+        self.persisted.get(producer)
+    }
+
+    fn purge(&self, producer: &str) {
+        self.pushed.remove(producer);
+        self.persisted.remove(producer);
     }
 }
 

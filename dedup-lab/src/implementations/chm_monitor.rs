@@ -8,8 +8,8 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use super::chm::{Boxed, Chm, ValueCell};
-use super::{ByName, ProducerName, StoreDesign, WatermarkStore};
+use super::chm::{Admission, Boxed, Chm, ChmStore, ValueCell};
+use super::{ByName, ProducerName, StoreDesign};
 use crate::DupStatus;
 use crate::sequence::{Position, Watermark, classify};
 
@@ -24,56 +24,30 @@ impl StoreDesign for TopicMonitorOverChm {
     type Positions = Monitored<Position>;
 }
 
-/// Pushed and persisted watermarks of one kind in two maps whose nodes hold values as `V` does,
-/// admissions behind one monitor.
-pub struct Monitored<W, V = Boxed<W>> {
-    monitor: Mutex<()>,
-    pushed: Chm<W, V>,
-    persisted: Chm<W, V>,
-}
+/// Watermarks of one kind in the two maps, every admission behind one monitor.
+pub type Monitored<W, V = Boxed<W>> = ChmStore<W, Monitor, V>;
 
-impl<W, V> Default for Monitored<W, V> {
-    fn default() -> Self {
-        Self {
-            monitor: Mutex::default(),
-            pushed: Chm::default(),
-            persisted: Chm::default(),
-        }
-    }
-}
+/// The topic-wide monitor.
+#[derive(Default)]
+pub struct Monitor(Mutex<()>);
 
-impl<W: Watermark, V: ValueCell<W>> WatermarkStore<W> for Monitored<W, V> {
-    fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
+impl Admission for Monitor {
+    fn admit<W: Watermark, V: ValueCell<W>>(
+        &self,
+        pushed: &Chm<W, V>,
+        persisted: &Chm<W, V>,
+        producer: &ProducerName,
+        low: W,
+        high: W,
+    ) -> DupStatus {
         // The monitor guards no data of its own: a poisoned one is as good as a clean one.
-        let _topic = self.monitor.lock().unwrap_or_else(PoisonError::into_inner);
-        match self.pushed.get(producer) {
-            Some(prev) if low <= prev => classify(low, Some(prev), self.persisted.get(producer)),
+        let _topic = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        match pushed.get(producer) {
+            Some(prev) if low <= prev => classify(low, Some(prev), persisted.get(producer)),
             _ => {
-                self.pushed.put(producer, high);
+                pushed.put(producer, high);
                 DupStatus::NotDup
             }
         }
-    }
-
-    fn record_persisted(&self, producer: &ProducerName, high: W) {
-        self.persisted.put(producer, high);
-    }
-
-    /// Not atomic with respect to admission (the trait's contract: only while fenced).
-    fn reset_pushed_to_persisted(&self) {
-        self.pushed.replace_all_with(&self.persisted);
-    }
-
-    fn pushed(&self, producer: &str) -> Option<W> {
-        self.pushed.get(producer)
-    }
-
-    fn persisted(&self, producer: &str) -> Option<W> {
-        self.persisted.get(producer)
-    }
-
-    fn purge(&self, producer: &str) {
-        self.pushed.remove(producer);
-        self.persisted.remove(producer);
     }
 }

@@ -5,7 +5,7 @@
 //! allocation and garbage collection. Replicated positions keep the topic-wide monitor, as in
 //! `chm-replace`, over unboxed positions too.
 
-use super::chm::Unboxed;
+use super::chm::{ChmStore, Unboxed};
 use super::chm_monitor::Monitored;
 use super::chm_replace::ReplaceLoop;
 use super::{ByName, StoreDesign};
@@ -18,6 +18,6 @@ pub struct PerProducerOverUnboxedChm;
 impl StoreDesign for PerProducerOverUnboxedChm {
     const NAME: &'static str = "chm-replace-unboxed";
     const ZERO_ALLOC_STEADY_STATE: bool = true;
-    type Ids = ReplaceLoop<u64, Unboxed<u64>>;
+    type Ids = ChmStore<u64, ReplaceLoop, Unboxed<u64>>;
     type Positions = Monitored<Position, Unboxed<Position>>;
 }
