@@ -10,7 +10,7 @@ use labkit::lab::{
 use labkit::latency::LatencySink;
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 
-use crate::load::{LoadGenerator, Plan};
+use crate::load::{Load, LoadGenerator, Plan};
 use crate::server::Server;
 use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
 use crate::{Generator, ImplementationVisitor, MetricsEndpoint, visit_implementation};
@@ -165,10 +165,15 @@ struct Scrapes {
 }
 
 impl Runner for Scrapes {
-    // A timed load run is not warmed up (the kit asks for no window warm-up here): caches are not
-    // what a request's milliseconds depend on, and each sample starts a new server anyway. The
-    // allocation run warms up with `PROFILE_WARM_UP` requests, so a pool of buffers has filled.
+    // The allocation run's second window follows `PROFILE_WARM_UP` more untimed runs, so a pool of
+    // buffers has filled.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        // At most one unmeasured request per user: a sample's milliseconds do not depend on warm
+        // caches, and each sample starts a new server anyway.
+        let warm_up = match self.scenario.load {
+            Load::Closed { users } => warm_up.min(users as u64),
+            Load::Open { .. } => 0,
+        };
         let plan = Plan {
             load: self.scenario.load,
             requests: ops,

@@ -271,7 +271,7 @@ impl LoadGenerator {
     }
 
     /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
-    /// (an open loop is not warmed up), then `plan`, with `window` opened and closed around the
+    /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then `plan`, with `window` opened and closed around the
     /// measured part on this thread.
     /// Latencies go to the window's sink when it has one (served requests only; timeouts and
     /// refusals are tallied).

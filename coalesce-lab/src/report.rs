@@ -1,6 +1,6 @@
 //! coalesce-lab's report: the records it derives from the measured ones (a generation's own
-//! time, the p99 counted in generations, the peak heap counted in bodies, large allocations per
-//! generation), its targets, its answers to the write-up, and what its two pages hold.
+//! time, the p99 counted in generations, the peak heap counted in bodies), its targets, its
+//! answers to the write-up, and what its two pages hold.
 
 use labkit::answers::Answers;
 use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
@@ -20,8 +20,6 @@ pub const GENERATION: &str = "generation";
 pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
 /// Derived: the peak live heap over the scenario's body size.
 pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
-/// Derived: allocations of body-sized blocks per generation.
-pub const LARGE_ALLOCS_PER_GENERATION: &str = "large-allocs-per-generation";
 
 /// The records derived from measured ones, for every design and scenario that has their inputs.
 pub fn derived(set: &ResultSet) -> Vec<Record> {
@@ -33,7 +31,6 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             Record::new(id, metric, value)
         };
         let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
-        let generations = generations_record.map(|g| g.value).filter(|g| *g > 0.0);
         match r.metric {
             Metric::EventsPer100Ops(GENERATING_US) => {
                 let Some(generations) = generations_record.filter(|g| g.value > 0.0) else {
@@ -68,16 +65,6 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                     out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, bodies));
                 }
             }
-            Metric::LargeAllocsPerOp => {
-                if let Some(generations) = generations {
-                    let per = r.value / (generations / 100.0);
-                    out.push(derive(
-                        LARGE_ALLOCS_PER_GENERATION,
-                        Metric::LargeAllocsPerOp,
-                        per,
-                    ));
-                }
-            }
             _ => {}
         }
     }
@@ -95,13 +82,7 @@ pub fn answers() -> Answers {
 /// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
 /// (with the scenarios as its parameters).
 pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let known = [
-        SCRAPE,
-        GENERATION,
-        P99_IN_GENERATIONS,
-        PEAK_HEAP_IN_BODIES,
-        LARGE_ALLOCS_PER_GENERATION,
-    ];
+    let known = [SCRAPE, GENERATION, P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES];
     if !known.contains(&name) {
         return Vec::new();
     }
@@ -192,10 +173,7 @@ pub fn document(set: &ResultSet) -> Document {
             ("cpu", table(Metric::CpuNsPerOp)),
             ("allocs", table(Metric::AllocsPerOp)),
             ("bytes", table(Metric::BytesPerOp)),
-            (
-                "large_allocs",
-                derived(LARGE_ALLOCS_PER_GENERATION, Metric::LargeAllocsPerOp),
-            ),
+            ("large_allocs", table(Metric::LargeAllocsPerOp)),
         ]),
         charts,
     }
@@ -249,7 +227,6 @@ mod tests {
                 Metric::PeakHeapBytes,
                 48.0 * 1024.0 * 1024.0,
             ),
-            scrape("coalescing", scenario, Metric::LargeAllocsPerOp, 0.02),
         ]);
         let values: Vec<(String, f64)> = derived(&s)
             .into_iter()
@@ -265,7 +242,6 @@ mod tests {
         assert_eq!(find("generation/"), 30e6);
         assert_eq!(find(P99_IN_GENERATIONS), 1.5);
         assert_eq!(find(PEAK_HEAP_IN_BODIES), 3.0);
-        assert!((find(LARGE_ALLOCS_PER_GENERATION) - 0.5).abs() < 1e-12);
     }
 
     #[test]

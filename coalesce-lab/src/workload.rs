@@ -41,9 +41,10 @@ pub const OVERLOAD: (usize, Duration) = (100, Duration::from_millis(100));
 /// Requests per user in one measured run of the overload, at least.
 pub const OVERLOAD_ROUNDS: usize = 5;
 
-/// Closed-loop requests before the allocation run's window: several generations at every user
-/// count, so a design that recycles buffers has made all it needs (its steady state).
-pub const PROFILE_WARM_UP: u64 = 100;
+/// Untimed runs of the allocation run's size between its two windows: after them a design that
+/// recycles buffers has made all it needs at every user count, so the second window counts its
+/// steady state.
+pub const PROFILE_WARM_UP: u64 = 3;
 
 /// Requests in the smallest measured run of any scenario (a quick run's whole sample).
 pub const MIN_REQUESTS: u64 = 8;

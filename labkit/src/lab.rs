@@ -98,9 +98,11 @@ pub struct Experiment {
     /// Untimed operations per thread right before every measured window, on the same threads
     /// (per-thread lazy state of freshly spawned workers).
     pub window_warm_up: u64,
-    /// Untimed operations before the allocation run's window, when more than `window_warm_up`:
-    /// steady state for structures that fill up first (a pool of buffers), as JMH measures
-    /// allocation after its warm-up iterations.
+    /// When not 0, the allocation run measures a second window on the same runner after this
+    /// many more untimed runs of the same size, and takes its allocation counts from it: steady
+    /// state for structures that fill up first (a pool of buffers), as JMH measures allocation
+    /// after its warm-up iterations. The peak heap, peak RSS and CPU time stay the first
+    /// window's, which includes the filling.
     pub profile_warm_up: u64,
     /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
     /// continuing the one opened for the benchmark.

@@ -78,46 +78,60 @@ fn allocation_records(
         .parameter(&case.parameter)
         .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
     let ops = experiment.ops(budget).max(parameter.min_ops);
-    let warm_up = experiment.window_warm_up.max(experiment.profile_warm_up);
-    runner.run(warm_up, ops, &mut window);
-    let (Some((opened, cpu_opened)), Some((closed, cpu_closed, rss))) =
-        (window.opened, window.closed)
-    else {
-        return Err("the runner never opened and closed its window".into());
+    let delta = |window: &Profile| match (window.opened, window.closed) {
+        (Some((opened, cpu_opened)), Some((closed, cpu_closed, rss))) => Ok((
+            opened.delta_to(&closed),
+            cpu_closed.saturating_sub(cpu_opened),
+            rss,
+        )),
+        _ => Err("the runner never opened and closed its window".to_owned()),
     };
-    let delta = opened.delta_to(&closed);
+    runner.run(experiment.window_warm_up, ops, &mut window);
+    let (first, cpu, rss) = delta(&window)?;
     let id = case.id(implementation);
     if experiment.kind == Kind::Retained {
-        return Ok(Retained::of(&delta).records(id).to_vec());
+        return Ok(Retained::of(&first).records(id).to_vec());
     }
+    // Steady-state counts come from a second window on the same runner after its warm-up, when
+    // the experiment asks for one; the process's peaks and CPU time stay the first window's.
+    let steady = if experiment.profile_warm_up > 0 {
+        for _ in 0..experiment.profile_warm_up {
+            runner.run(experiment.window_warm_up, ops, &mut ());
+        }
+        let mut again = Profile::default();
+        runner.run(experiment.window_warm_up, ops, &mut again);
+        delta(&again)?.0
+    } else {
+        first
+    };
     let calls = (ops * parameter.workers as u64) as f64;
     let mut records = vec![
         Record::new(
             id.clone(),
             Metric::AllocsPerOp,
-            delta.allocations as f64 / calls,
+            steady.allocations as f64 / calls,
         ),
         Record::new(
             id.clone(),
             Metric::BytesPerOp,
-            delta.bytes_allocated as f64 / calls,
+            steady.bytes_allocated as f64 / calls,
         ),
     ];
     if experiment.process_costs {
         records.push(Record::new(
             id.clone(),
             Metric::LargeAllocsPerOp,
-            delta.large_allocations as f64 / calls,
+            steady.large_allocations as f64 / calls,
         ));
         records.push(Record::new(
             id.clone(),
             Metric::PeakHeapBytes,
-            delta.peak_growth as f64,
+            first.peak_growth as f64,
         ));
         records.push(Record::new(
             id.clone(),
             Metric::CpuNsPerOp,
-            cpu_closed.saturating_sub(cpu_opened).as_nanos() as f64 / calls,
+            cpu.as_nanos() as f64 / calls,
         ));
         if let Some(rss) = rss {
             records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
