@@ -323,10 +323,15 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
         } else {
             "✗"
         };
+        // Times with their unit: claims mix nanosecond cycles and millisecond cleanups.
+        let show = |v: f64| match metric {
+            Metric::NsPerOp => crate::report::format_duration(v),
+            _ => format_metric(metric, v),
+        };
         cells.push(format!(
             "{} → {} ({change}, {verdict}) {mark}",
-            format_metric(metric, old.value),
-            format_metric(metric, new.value)
+            show(old.value),
+            show(new.value)
         ));
         if direction != Some(want) {
             differing.push(index);
@@ -431,6 +436,14 @@ impl Ref {
         Ok(Self::Record(metric, id))
     }
 
+    /// The record a `METRIC@ID` reference names, if measured.
+    fn record<'a>(&self, set: &'a ResultSet) -> Option<&'a Record> {
+        match self {
+            Self::Record(metric, id) => set.find(id, *metric),
+            _ => None,
+        }
+    }
+
     fn value(&self, set: &ResultSet, claim: &Claim) -> Result<f64, String> {
         match self {
             Self::Record(metric, id) => set
@@ -529,9 +542,19 @@ fn value_text(set: &ResultSet, claim: &Claim, placeholder: &str) -> Result<Strin
         (" - ", Combine::Difference),
     ] {
         if let Some((a, b)) = placeholder.split_once(operator) {
-            let ((first, a), (_, b)) = (value(a)?, value(b)?);
+            let ((first, a), (second, b)) = (value(a)?, value(b)?);
             return Ok(match combine {
-                Combine::Ratio => format!("{}×", format_number(a / b)),
+                Combine::Ratio => {
+                    // Two records timed pass by pass: the median of their per-pass ratios, as
+                    // every table and target gives it, not the ratio of the two medians.
+                    let ratio = match (first.record(set), second.record(set)) {
+                        (Some(x), Some(y)) if x.passes.is_some() && y.passes.is_some() => {
+                            compare(y, x).ratio
+                        }
+                        _ => a / b,
+                    };
+                    format!("{}×", format_number(ratio))
+                }
                 Combine::Quotient => format_number(a / b),
                 Combine::Difference => first.show(a - b),
             });
@@ -641,7 +664,10 @@ mod tests {
         let md = &checked.markdown;
         assert!(md.contains("**reproduces** with model"), "{md}");
         assert!(md.contains("fast allocates 1.50 per op (2.00×)"), "{md}");
-        assert!(md.contains("(−20.0 %, faster 8/8) ✓"), "{md}");
+        assert!(
+            md.contains("13.5 ns → 10.8 ns (−20.0 %, faster 8/8) ✓"),
+            "{md}"
+        );
         assert!(md.contains("(+100.0 %, slower 8/8) ✗"), "{md}");
         assert!(md.contains("40.0 → 30.0 ns/op (−25.0 %)"), "{md}");
 
@@ -708,6 +734,23 @@ mod tests {
             ]),
         );
         assert_eq!(more, "2.00 more, 2.00 each");
+        // Timed pass by pass: the median of the per-pass ratios (as the tables and targets give
+        // it: 0.5, 0.5, 0.5, 2.0 → 0.5), not the ratio of the medians (10 / 15 = 0.667).
+        let timed = |implementation: &str, passes: &[f64]| {
+            Record::from_passes(
+                BenchId::new("op", implementation, "small"),
+                Metric::NsPerOp,
+                passes.to_vec(),
+            )
+        };
+        let paired = fill_measured(
+            "{ns-per-op@op/fast/small / ns-per-op@op/base/small}",
+            &set(vec![
+                timed("base", &[10.0, 20.0, 30.0, 5.0]),
+                timed("fast", &[5.0, 10.0, 15.0, 10.0]),
+            ]),
+        );
+        assert_eq!(paired, "0.500×");
     }
 
     #[test]

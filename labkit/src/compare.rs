@@ -19,7 +19,7 @@ pub enum Verdict {
     Worse,
     /// The intervals overlap: the run cannot tell them apart.
     Inconclusive,
-    /// Exact counts that are equal.
+    /// Exact counts that are equal, or per-pass values equal in every pass.
     Same,
     /// Passes disagree on the direction: a re-run could print either.
     Unstable,
@@ -83,6 +83,9 @@ fn by_passes(ratios: &[f64], higher_better: bool) -> Comparison {
     };
     let verdict = if n < MIN_PASSES {
         Verdict::Inconclusive
+    } else if below == 0 && above == 0 {
+        // Equal in every pass (counted events of the same workload): not a disagreement.
+        Verdict::Same
     } else if below == n {
         better
     } else if above == n {
@@ -94,7 +97,15 @@ fn by_passes(ratios: &[f64], higher_better: bool) -> Comparison {
         ratio,
         change_percent: (ratio - 1.0) * 100.0,
         verdict,
-        agreement: Some((if ratio < 1.0 { below } else { above }, n)),
+        // Equal passes all point the way an equal median does.
+        agreement: Some((
+            match verdict {
+                Verdict::Same => n,
+                _ if ratio < 1.0 => below,
+                _ => above,
+            },
+            n,
+        )),
     }
 }
 
@@ -239,6 +250,12 @@ mod tests {
         let uneven = compare(&base, &passes(Metric::NsPerOp, &[1.0; 7]));
         assert_eq!(uneven.agreement, None, "unpaired: falls back to intervals");
         assert!((nominal_false_positive_rate(8) - 0.0078125).abs() < 1e-12);
+        let equal = compare(&base, &base.clone());
+        assert_eq!(
+            (equal.verdict, equal.agreement),
+            (Verdict::Same, Some((6, 6))),
+            "equal in every pass"
+        );
     }
 
     #[test]
