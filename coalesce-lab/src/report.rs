@@ -192,6 +192,7 @@ mod tests {
             environment: Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 

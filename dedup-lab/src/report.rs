@@ -303,6 +303,7 @@ mod tests {
             environment: labkit::env::Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 

@@ -12,7 +12,7 @@
 
 use serde::Deserialize;
 
-use crate::compare::{Verdict, compare};
+use crate::compare::{Verdict, compare_in};
 use crate::lab::twin;
 use crate::record::{BenchId, Metric, Record, ResultSet};
 use crate::report::format_metric;
@@ -299,14 +299,14 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
             continue;
         };
         measured += 1;
-        let c = compare(old, new);
+        let c = compare_in(set, old, new);
         let direction = moved(metric, c.verdict);
         let agreement = c
             .agreement
             .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
         let verdict = match direction {
             _ if !c.ratio.is_finite() => "from 0".to_owned(),
-            Some(Direction::Same) => "same".to_owned(),
+            Some(Direction::Same) => c.verdict_text("same"),
             Some(_) => format!(
                 "{}{agreement}",
                 crate::report::verdict_word(metric, c.verdict)
@@ -476,7 +476,7 @@ impl Ref {
                     set.find(id, *metric)
                         .ok_or_else(|| format!("`{}@{id}` was not measured", metric.key()))
                 };
-                Ok((compare(find(a)?, find(b)?).ratio - 1.0).abs())
+                Ok((compare_in(set, find(a)?, find(b)?).ratio - 1.0).abs())
             }
         }
     }
@@ -616,6 +616,7 @@ mod tests {
 
     fn set(records: Vec<Record>) -> ResultSet {
         ResultSet::of(records)
+        repeats: Vec::new(),
     }
 
     fn passes(implementation: &str, values: &[f64]) -> Record {

@@ -15,6 +15,10 @@ pub struct RunArgs {
     pub seed: u64,
     /// Positional words: names that select implementations, shapes or datasets.
     pub filters: Vec<String>,
+    /// `--case EXPERIMENT/PARAMETER[=CELL,…]`, repeatable: a wall-time pass measures only these
+    /// cases, and of each only the named cells beside the baseline (the driver's repeats and
+    /// added passes); none given, every selected case.
+    pub cases: Vec<String>,
 }
 
 impl RunArgs {
@@ -31,6 +35,15 @@ impl RunArgs {
                     let path = args.next().ok_or("--out needs a file path")?;
                     parsed.out = Some(path.into());
                 }
+                "--case" => {
+                    let case = args.next().ok_or("--case needs EXPERIMENT/PARAMETER")?;
+                    if !case.split('=').next().is_some_and(|c| c.contains('/')) {
+                        return Err(format!(
+                            "--case takes EXPERIMENT/PARAMETER[=CELL,…], not `{case}`"
+                        ));
+                    }
+                    parsed.cases.push(case);
+                }
                 "--seed" => {
                     let seed = args.next().ok_or("--seed needs a number")?;
                     parsed.seed = seed.parse().map_err(|_| {
@@ -39,7 +52,8 @@ impl RunArgs {
                 }
                 flag if flag.starts_with('-') => {
                     return Err(format!(
-                        "unknown option `{flag}`; valid: --out PATH, --quick, --test, --seed N"
+                        "unknown option `{flag}`; valid: --out PATH, --quick, --test, --seed N, \
+                         --case EXPERIMENT/PARAMETER"
                     ));
                 }
                 word => parsed.filters.push(word.to_owned()),
@@ -121,6 +135,12 @@ mod tests {
         assert_eq!(parse(&["--seed", "7"]).unwrap().seed, 7);
         assert!(parse(&["--seed", "-1"]).unwrap_err().contains("not `-1`"));
         assert!(parse(&["--seed"]).unwrap_err().contains("--seed"));
+        let cases = parse(&["--case", "op/small", "--case", "cleanup/big=fast,base-again"]).unwrap();
+        assert_eq!(cases.cases, ["op/small", "cleanup/big=fast,base-again"]);
+        assert!(parse(&["--case", "small=fast"]).is_err());
+        assert!(cases.filters.is_empty());
+        assert!(parse(&["--case", "small"]).unwrap_err().contains("not `small`"));
+        assert!(parse(&["--case"]).unwrap_err().contains("--case needs"));
         assert!(
             parse(&["--fast"])
                 .unwrap_err()

@@ -186,7 +186,8 @@ pub fn render(lab: &dyn Lab, set: &ResultSet) -> Result<Rendered, String> {
         format!("## Answers\n\n{}\n\n", a.check(&set).markdown)
     });
     let baseline = implementations.first().copied().unwrap_or_default();
-    let verdicts = crate::verdicts::verdict_section(&set, baseline)
+    let single_threaded = |id: &BenchId| crate::lab::single_threaded(lab, id);
+    let verdicts = crate::verdicts::verdict_section(&set, baseline, &single_threaded)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
     let links: Vec<String> = charts
@@ -335,6 +336,7 @@ mod tests {
                 record(Metric::InstructionsPerOp, 200.0),
                 record(Metric::InstructionsIn(EventName::new("allocator")), 50.0),
             ],
+            repeats: Vec::new(),
         };
         let rendered = render(&TINY, &set).unwrap();
         assert!(rendered.main.starts_with("# tiny\n"), "{}", rendered.main);

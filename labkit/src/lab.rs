@@ -293,6 +293,9 @@ pub trait Runner {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Timing {
     pub passes: usize,
+    /// Passes a cell still undecided after `passes` gets in all, on its cases only
+    /// ([`crate::compare::agreeing_needed`]); `passes` for none.
+    pub extended_passes: usize,
     pub rounds: usize,
     pub sample: Duration,
     /// Operations in the allocation run of a steady case (within the experiment's cap, at least
@@ -302,24 +305,28 @@ pub struct Timing {
 
 impl Timing {
     /// The kit's settings: eight passes in a full run (a verdict then needs eight of eight, a
-    /// nominal false-positive rate of 2/2⁸ = 0.8 % per cell), six in a quick one (3.1 %), and
-    /// two single-sample passes in a smoke run, which only proves the pipeline runs.
+    /// nominal false-positive rate of 2/2⁸ = 0.8 % per cell), and eight more for the cases still
+    /// undecided (15 of 16, 0.81 % over the sequence); six in a quick one (3.1 %), and two
+    /// single-sample passes in a smoke run, which only proves the pipeline runs.
     pub fn standard(mode: RunMode) -> Self {
         match mode {
             RunMode::Full => Self {
-                passes: 8,
+                passes: crate::compare::STANDARD_PASSES,
+                extended_passes: 2 * crate::compare::STANDARD_PASSES,
                 rounds: 15,
                 sample: Duration::from_millis(3),
                 profile_ops: 200_000,
             },
             RunMode::Quick => Self {
                 passes: 6,
+                extended_passes: 6,
                 rounds: 5,
                 sample: Duration::from_millis(1),
                 profile_ops: 20_000,
             },
             RunMode::Smoke => Self {
                 passes: 2,
+                extended_passes: 2,
                 rounds: 1,
                 sample: Duration::ZERO,
                 profile_ops: 1_000,
@@ -340,6 +347,31 @@ pub fn twin_of(name: &str) -> Option<&str> {
 }
 
 const TWIN_SUFFIX: &str = "-again";
+
+/// The time the slowed twins add to each of the baseline's samples, in percent: every row
+/// measures the baseline made this much slower, so the report can say which differences the run
+/// could detect (its power), next to the false-positive rate its A/A twin shows.
+pub const SLOWED_BY: [u32; 2] = [5, 10];
+
+/// The name of `baseline`'s twin slowed by `percent` (`topic-mutex-slowed-10`).
+pub fn slowed_twin(baseline: &str, percent: u32) -> String {
+    format!("{baseline}{SLOWED_SUFFIX}{percent}")
+}
+
+/// The implementation and percentage a slowed twin's name stands for.
+pub fn slowed_twin_of(name: &str) -> Option<(&str, u32)> {
+    let (implementation, percent) = name.rsplit_once(SLOWED_SUFFIX)?;
+    Some((implementation, percent.parse().ok()?))
+}
+
+const SLOWED_SUFFIX: &str = "-slowed-";
+
+/// The implementation a reference cell (A/A twin or slowed twin) measures, or `name` itself.
+pub fn measured_implementation(name: &str) -> &str {
+    twin_of(name)
+        .or_else(|| slowed_twin_of(name).map(|(implementation, _)| implementation))
+        .unwrap_or(name)
+}
 
 /// What a lab says about itself. Implemented once per lab crate, as a `static`.
 pub trait Lab: Sync {
@@ -533,10 +565,9 @@ impl Selection {
         Self::picks(&self.experiments, experiment) && Self::picks(&self.parameters, parameter)
     }
 
-    /// Whether `id` is selected; an A/A twin goes with its implementation.
+    /// Whether `id` is selected; an A/A twin or a slowed twin goes with its implementation.
     pub fn selects(&self, id: &BenchId) -> bool {
-        let implementation = twin_of(&id.implementation).unwrap_or(&id.implementation);
-        self.selects_implementation(implementation)
+        self.selects_implementation(measured_implementation(&id.implementation))
             && self.selects_case(&id.experiment, &id.parameter)
     }
 }
@@ -555,23 +586,41 @@ pub fn cases(lab: &dyn Lab, keep: impl Fn(&Experiment, &Parameter) -> bool) -> V
         .collect()
 }
 
+/// Whether `id`'s row runs on one thread (false for an id of no case of `lab`).
+pub fn single_threaded(lab: &dyn Lab, id: &BenchId) -> bool {
+    experiment(lab, &id.experiment)
+        .ok()
+        .and_then(|e| e.parameter(&id.parameter).map(|p| p.threads == 1))
+        .unwrap_or(false)
+}
+
 /// The cases whose instructions are counted, in the order the instruction bench numbers them.
 pub fn counted_cases_of(lab: &dyn Lab) -> Vec<BenchCase> {
     cases(lab, |e, p| e.is_timed() && p.counted)
 }
 
+/// The reference cells measured beside `baseline` in every row: its A/A twin, then its slowed
+/// twins.
+pub fn reference_cells(baseline: &str) -> Vec<String> {
+    std::iter::once(twin(baseline))
+        .chain(SLOWED_BY.iter().map(|&p| slowed_twin(baseline, p)))
+        .collect()
+}
+
 /// Every id the wall-time stage measures: each timed case's implementations and the baseline's
-/// A/A twin.
+/// reference cells.
 pub fn timed_ids(lab: &dyn Lab) -> Vec<BenchId> {
     let implementations = lab.implementations();
-    let twin = implementations.first().map(|b| twin(b));
+    let references = implementations
+        .first()
+        .map_or_else(Vec::new, |b| reference_cells(b));
     cases(lab, |e, _| e.is_timed())
         .iter()
         .flat_map(|case| {
             implementations
                 .iter()
                 .map(|i| case.id(i))
-                .chain(twin.iter().map(|t| case.id(t)))
+                .chain(references.iter().map(|t| case.id(t)))
                 .collect::<Vec<_>>()
         })
         .collect()
@@ -777,6 +826,21 @@ pub(crate) mod tests {
             (twin("base"), twin_of("base-again"), twin_of("base")),
             ("base-again".to_owned(), Some("base"), None)
         );
+        assert!(
+            base.selects(&BenchId::new("op", "base-slowed-10", "small")),
+            "a slowed twin goes with its implementation"
+        );
+        assert_eq!(
+            (slowed_twin("base", 5), slowed_twin_of("base-slowed-5")),
+            ("base-slowed-5".to_owned(), Some(("base", 5)))
+        );
+        assert_eq!(slowed_twin_of("base-slowed-x"), None);
+        assert_eq!(measured_implementation("base-slowed-10"), "base");
+        assert_eq!(measured_implementation("fast"), "fast");
+        assert_eq!(
+            reference_cells("base"),
+            ["base-again", "base-slowed-5", "base-slowed-10"]
+        );
         assert!(!s.selects(&BenchId::new("op", "fast", "shared-4")));
         assert!(Selection::parse(&TINY, &[]).unwrap().is_everything());
         let err = Selection::parse(&TINY, &words(&["fast", "spin"])).unwrap_err();
@@ -793,9 +857,11 @@ pub(crate) mod tests {
     fn counts_and_ids_derive_from_the_description() {
         assert_eq!(
             timed_ids(&TINY).len(),
-            3 * 3,
-            "two timed experiments, three cases, two implementations and the A/A twin"
+            3 * 5,
+            "two timed experiments, three cases, two implementations, the A/A twin and two \
+             slowed twins"
         );
+        assert!(timed_ids(&TINY).contains(&BenchId::new("op", "base-slowed-5", "small")));
         assert!(timed_ids(&TINY).contains(&BenchId::new("op", "base-again", "small")));
         assert_eq!(
             counted_cases_of(&TINY),

@@ -10,15 +10,20 @@
 //!   installed only by measurement binaries, never by timing binaries.
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
 //! - [`latency`]: per-operation latencies in HdrHistograms, percentiles, the timer's own cost.
-//! - [`process`]: the whole process's CPU time and peak resident set.
+//! - [`process`]: the whole process's CPU time and peak resident set, and how much the machine
+//!   disturbed a pass (stolen time, involuntary switches, migrations).
 //! - [`threads`]: a measured window over several threads (prepare, open, run, close).
 //! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
 //!   serialised to JSON, written atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
 //! - [`answers`]: the write-up's claims checked against a run, each difference with its measured
 //!   cause.
-//! - [`compare`]: ratios and the faster / slower / unstable / inconclusive verdict, pass by pass.
-//! - [`verdicts`]: every report's section on how far its verdicts can be trusted.
+//! - [`compare`]: ratios and the faster / slower / same (±δ) / unstable / inconclusive verdict,
+//!   pass by pass, with the ratio's interval.
+//! - [`passes`]: which passes a run repeats with the same seed (outliers, disturbed passes) or
+//!   adds (undecided cells), and what a repeat shows: the placement or the machine.
+//! - [`verdicts`]: every report's section on how far its verdicts can be trusted;
+//!   [`resolution`]: its power (slowed twins) and the passes it ran again.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
 //! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
 //!   to `cargo xtask compare --rev`.
@@ -40,8 +45,10 @@ pub mod lab;
 pub mod latency;
 pub mod measure;
 pub mod paired;
+pub mod passes;
 pub mod process;
 pub mod record;
+pub mod resolution;
 pub mod report;
 pub mod sampling;
 pub mod table;

@@ -16,7 +16,8 @@ use crate::alloc::{AllocSnapshot, installed};
 use crate::args::{RunArgs, exit_with_usage_error};
 use crate::footprint::Retained;
 use crate::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Selection, Timing, Window, experiment, twin,
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Selection, Timing, Window, experiment,
+    slowed_twin_of,
 };
 use crate::latency::{Latencies, LatencySink};
 use crate::paired::median;
@@ -339,6 +340,18 @@ impl Placement {
         placement
     }
 
+    /// Restarts the orders and sizes at a case's own seed (the pass's seed and the case's name),
+    /// keeping the spacers already placed: a pass repeated on some of its cases with the same
+    /// seed opens, orders and spaces each of them as the first time.
+    fn reseed_for(&mut self, seed: u64, case: &BenchCase) {
+        let name = case.to_string();
+        // FNV-1a of the case's name, mixed into the pass's seed.
+        let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+        });
+        self.state = seed ^ hash;
+    }
+
     fn next(&mut self) -> u64 {
         self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.state;
@@ -392,6 +405,8 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
 struct Cell {
     name: String,
     run: TimedRun,
+    /// Percent of each sample's own time added to it by spinning (a slowed twin), else 0.
+    slowed_by: u32,
     ops: u64,
     samples: Vec<f64>,
     latencies: Latencies,
@@ -429,12 +444,15 @@ impl Window for SampleWindow<'_> {
 impl Cell {
     /// One sample's wall time per operation; latencies recorded into the cell when `record`.
     fn sample(&mut self, record: bool) -> f64 {
-        let sink = record.then(LatencySink::new);
+        let sink = (record && self.slowed_by == 0).then(LatencySink::new);
         let mut window = SampleWindow {
             sink: sink.clone(),
             events: &mut self.events,
         };
-        let elapsed = (self.run)(self.ops, &mut window);
+        let mut elapsed = (self.run)(self.ops, &mut window);
+        if self.slowed_by > 0 {
+            elapsed += spin_for(elapsed * self.slowed_by / 100);
+        }
         self.events.ops += self.ops;
         self.events.elapsed += elapsed;
         if let Some(sink) = sink {
@@ -444,8 +462,20 @@ impl Cell {
     }
 }
 
-/// The records of one case in one pass: every selected implementation, and the baseline's twin
-/// when the baseline is selected, opened in a shuffled order with spacers between them, then
+/// Busy-waits at least `extra` and returns how long it took: the work a slowed twin adds inside
+/// its timed sample, on the core that ran it, so the machine's noise hits it as it would a design
+/// that is really slower.
+fn spin_for(extra: Duration) -> Duration {
+    let started = Instant::now();
+    while started.elapsed() < extra {
+        std::hint::spin_loop();
+    }
+    started.elapsed()
+}
+
+/// The records of one case in one pass: every selected implementation, and the baseline's
+/// reference cells (its A/A twin and slowed twins, [`crate::lab::reference_cells`]) when the
+/// baseline is selected, opened in a shuffled order with spacers between them, then
 /// sampled in `timing.rounds` rounds, each in a new shuffled order; latencies as the experiment
 /// records them.
 fn pass_case(
@@ -454,6 +484,7 @@ fn pass_case(
     case: &BenchCase,
     timing: &Timing,
     placement: &mut Placement,
+    only: Option<&[String]>,
 ) -> Result<Vec<Record>, String> {
     let experiment = experiment(lab, &case.experiment)?;
     let parameter = experiment
@@ -470,7 +501,14 @@ fn pass_case(
         .first()
         .filter(|b| selection.selects_implementation(b))
     {
-        names.push((twin(baseline), baseline));
+        for reference in crate::lab::reference_cells(baseline) {
+            names.push((reference, baseline));
+        }
+    }
+    // Added passes measure only the cells they can still decide, beside the baseline.
+    if let Some(only) = only {
+        let baseline = implementations.first().copied().unwrap_or_default();
+        names.retain(|(name, _)| name == baseline || only.contains(name));
     }
     placement.shuffle(&mut names);
     let mut cells = Vec::with_capacity(names.len());
@@ -478,9 +516,11 @@ fn pass_case(
         placement.spacer();
         let mut run = open_timed(lab, implementation, case)?;
         let ops = calibrate(&mut run, &experiment, parameter.min_ops, timing.sample);
+        let slowed_by = slowed_twin_of(&name).map_or(0, |(_, percent)| percent);
         cells.push(Cell {
             name,
             run,
+            slowed_by,
             ops,
             samples: Vec::with_capacity(timing.rounds),
             latencies: Latencies::default(),
@@ -516,8 +556,11 @@ fn pass_case(
                 workers as f64 * 1e9 / ns,
             ));
         }
-        if experiment.latency != LatencyRecording::Off {
+        if experiment.latency != LatencyRecording::Off && cell.slowed_by == 0 {
             records.extend(cell.latencies.records(&id));
+        }
+        if cell.slowed_by > 0 {
+            continue;
         }
         let Events {
             counts,
@@ -555,9 +598,29 @@ pub fn timer_overhead_id() -> BenchId {
 pub fn pass_main(lab: &'static dyn Lab) {
     let (args, selection) = parse_args(lab);
     let timing = lab.timing(args.mode());
+    let disturbance = crate::process::Disturbance::start();
     let mut placement = Placement::new(args.seed);
+    // `--case EXPERIMENT/PARAMETER[=CELL,…]`: the cases, each with the cells to measure beside
+    // the baseline (every cell when none are named).
+    let wanted: Vec<(String, Option<Vec<String>>)> = args
+        .cases
+        .iter()
+        .map(|c| match c.split_once('=') {
+            Some((case, cells)) => (
+                case.to_owned(),
+                Some(cells.split(',').map(str::to_owned).collect()),
+            ),
+            None => (c.clone(), None),
+        })
+        .collect();
+    let only = |case: &BenchCase| {
+        let name = case.to_string();
+        wanted.iter().find(|(c, _)| *c == name).map(|(_, cells)| cells.as_deref())
+    };
     let mut cases = crate::lab::cases(lab, |e, p| {
-        e.is_timed() && selection.selects_case(e.name, &p.name)
+        e.is_timed()
+            && selection.selects_case(e.name, &p.name)
+            && (wanted.is_empty() || only(&BenchCase::new(e.name, &p.name)).is_some())
     });
     placement.shuffle(&mut cases);
     let mut records = Vec::new();
@@ -574,10 +637,13 @@ pub fn pass_main(lab: &'static dyn Lab) {
     }
     for case in &cases {
         eprintln!("pass {}: {case}", args.seed);
-        let measured = pass_case(lab, &selection, case, &timing, &mut placement)
+        placement.reseed_for(args.seed, case);
+        let cells = only(case).flatten();
+        let measured = pass_case(lab, &selection, case, &timing, &mut placement, cells)
             .unwrap_or_else(|e| exit_with_usage_error(&e));
         records.extend(measured);
     }
+    records.extend(disturbance.records());
     crate::record::emit_records(args.out.as_deref(), &records)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
 }
@@ -611,9 +677,10 @@ mod tests {
     }
 
     #[test]
-    fn a_pass_measures_every_selected_cell_and_the_twin_once() {
+    fn a_pass_measures_every_selected_cell_and_the_reference_cells_once() {
         let timing = Timing {
             passes: 1,
+            extended_passes: 1,
             rounds: 3,
             sample: Duration::from_nanos(50),
             profile_ops: 10,
@@ -626,6 +693,7 @@ mod tests {
             &BenchCase::new("op", "small"),
             &timing,
             &mut placement,
+            None,
         )
         .unwrap();
         let ids: Vec<String> = records
@@ -633,23 +701,36 @@ mod tests {
             .filter(|r| r.metric == Metric::NsPerOp)
             .map(|r| r.id.to_string())
             .collect();
-        assert_eq!(ids.len(), 3, "{ids:?}");
-        for name in ["op/base/small", "op/fast/small", "op/base-again/small"] {
+        assert_eq!(ids.len(), 5, "{ids:?}");
+        for name in [
+            "op/base/small",
+            "op/fast/small",
+            "op/base-again/small",
+            "op/base-slowed-5/small",
+            "op/base-slowed-10/small",
+        ] {
             assert!(ids.iter().any(|i| i == name), "{name} missing from {ids:?}");
         }
-        assert!(
+        let ns = |name: &str| {
             records
                 .iter()
-                .filter(|r| r.metric == Metric::NsPerOp)
-                .all(|r| r.value == 1.0),
-            "the idle runner reports 1 ns per op"
-        );
+                .find(|r| r.metric == Metric::NsPerOp && r.id.implementation == name)
+                .unwrap()
+                .value
+        };
+        for name in ["base", "fast", "base-again"] {
+            assert_eq!(ns(name), 1.0, "the idle runner reports 1 ns per op");
+        }
+        // The slowed twins spin at least their share of each sample on top of it.
+        assert!(ns("base-slowed-5") >= 1.05, "{}", ns("base-slowed-5"));
+        assert!(ns("base-slowed-10") >= 1.10, "{}", ns("base-slowed-10"));
         let shared = pass_case(
             &TINY,
             &all,
             &BenchCase::new("op", "shared-4"),
             &timing,
             &mut placement,
+            None,
         )
         .unwrap();
         let ops = shared
@@ -664,9 +745,27 @@ mod tests {
             &BenchCase::new("cleanup", "small"),
             &timing,
             &mut placement,
+            None,
         )
         .unwrap();
         assert_eq!(records.len(), 1, "no twin without the baseline");
+        let only = ["base-slowed-10".to_owned()];
+        let records = pass_case(
+            &TINY,
+            &all,
+            &BenchCase::new("op", "small"),
+            &timing,
+            &mut placement,
+            Some(&only),
+        )
+        .unwrap();
+        let names: Vec<&str> = records
+            .iter()
+            .filter(|r| r.metric == Metric::NsPerOp)
+            .map(|r| r.id.implementation.as_str())
+            .collect();
+        assert_eq!(names.len(), 2, "the named cell and the baseline: {names:?}");
+        assert!(names.contains(&"base") && names.contains(&"base-slowed-10"));
     }
 
     /// A lab whose one operation takes 1 µs by its own account, records that as its latency and
@@ -732,6 +831,7 @@ mod tests {
     fn a_pass_records_latencies_and_events_of_its_timed_samples() {
         let timing = Timing {
             passes: 1,
+            extended_passes: 1,
             rounds: 4,
             sample: Duration::from_micros(16),
             profile_ops: 1,
@@ -775,6 +875,23 @@ mod tests {
         let mut sorted = order(3);
         sorted.sort();
         assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_case_draws_from_the_pass_seed_and_its_name_whatever_ran_before() {
+        let case = BenchCase::new("op", "small");
+        let order_after = |earlier_draws: usize, case: &BenchCase| {
+            let mut placement = Placement::new(9);
+            for _ in 0..earlier_draws {
+                placement.spacer();
+            }
+            placement.reseed_for(9, case);
+            let mut items: Vec<u32> = (0..20).collect();
+            placement.shuffle(&mut items);
+            items
+        };
+        assert_eq!(order_after(0, &case), order_after(5, &case));
+        assert_ne!(order_after(0, &case), order_after(0, &BenchCase::new("op", "big")));
     }
 
     #[test]

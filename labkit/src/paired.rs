@@ -32,27 +32,46 @@ pub struct PairedEstimate {
     pub pairs: usize,
 }
 
-/// Median of `values` with the 95 % interval between the order statistics
-/// `n/2 ∓ 1.96·√n/2` (the binomial interval for a median); `None` for fewer than 6 values,
-/// where no such interval exists.
-pub fn median_estimate(values: &[f64]) -> Option<MedianEstimate> {
-    let n = values.len();
-    if n < 6 {
-        return None;
+/// P(X = k) for X ~ Bin(n, ½).
+pub fn binomial(n: usize, k: usize) -> f64 {
+    let mut c = 1.0;
+    for i in 0..k {
+        c = c * (n - i) as f64 / (i + 1) as f64;
     }
+    c * 0.5f64.powi(n as i32)
+}
+
+/// The distribution-free interval of the median of `values` (order statistics, the binomial
+/// interval): the widest pair of ranks whose coverage is at least 95 %, with that coverage.
+/// `None` for fewer than 6 values, where even the full range covers less.
+pub fn median_interval(values: &[f64]) -> Option<Interval> {
+    let n = values.len();
     let mut sorted = values.to_vec();
     sorted.sort_by(f64::total_cmp);
-    let median = median(&sorted);
-    let half_width = 1.96 * (n as f64).sqrt() / 2.0;
-    let lower = ((n as f64 / 2.0 - half_width).floor().max(0.0)) as usize;
-    let upper = ((n as f64 / 2.0 + half_width).ceil() as usize).min(n - 1);
+    // Outside rank r on either side with probability P(X ≤ r − 1) each.
+    let mut outside = 0.0;
+    let mut rank = 0;
+    while rank < n / 2 {
+        let next = outside + binomial(n, rank);
+        if next > 0.025 {
+            break;
+        }
+        outside = next;
+        rank += 1;
+    }
+    (rank > 0).then(|| Interval {
+        lower: sorted[rank - 1],
+        upper: sorted[n - rank],
+        confidence: 1.0 - 2.0 * outside,
+    })
+}
+
+/// Median of `values` with its [`median_interval`]; `None` for fewer than 6 values, where no
+/// such interval exists.
+pub fn median_estimate(values: &[f64]) -> Option<MedianEstimate> {
     Some(MedianEstimate {
-        median,
-        interval: Interval {
-            lower: sorted[lower],
-            upper: sorted[upper],
-            confidence: 0.95,
-        },
+        median: median(values),
+        interval: median_interval(values)?,
     })
 }
 
@@ -181,6 +200,19 @@ mod tests {
             "{e:?}"
         );
         assert!(median_estimate(&[1.0, 2.0, 3.0]).is_none());
+    }
+
+    #[test]
+    fn the_median_interval_takes_the_ranks_of_at_least_95_percent() {
+        let eight: Vec<f64> = (1..=8).map(f64::from).collect();
+        let i = median_interval(&eight).unwrap();
+        assert_eq!((i.lower, i.upper), (1.0, 8.0), "eight values: the whole range");
+        assert!((i.confidence - (1.0 - 2.0 / 256.0)).abs() < 1e-12);
+        let sixteen: Vec<f64> = (1..=16).rev().map(f64::from).collect();
+        let i = median_interval(&sixteen).unwrap();
+        assert_eq!((i.lower, i.upper), (4.0, 13.0));
+        assert!(i.confidence >= 0.95 && i.confidence < 0.98, "{i:?}");
+        assert!(median_interval(&[1.0; 5]).is_none(), "five cover under 95 %");
     }
 
     #[test]

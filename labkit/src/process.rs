@@ -80,8 +80,110 @@ fn vm_hwm_bytes(status: &str) -> Option<u64> {
     Some(kib * 1024)
 }
 
+/// How much the machine disturbed a stretch of this process's run: CPU time the hypervisor stole
+/// from the whole machine (`/proc/stat`), and this process's involuntary context switches and CPU
+/// migrations (`/proc/self/status`, `/proc/self/sched`), each from [`Disturbance::start`] on.
+/// A kernel without one of the files gives no record for it.
+pub struct Disturbance {
+    started: std::time::Instant,
+    steal_ticks: Option<u64>,
+    switches: Option<u64>,
+    migrations: Option<u64>,
+}
+
+/// The id of a pass's disturbance records.
+pub fn disturbance_id() -> crate::record::BenchId {
+    crate::record::BenchId::new("pass", "machine", "whole-pass")
+}
+
+/// What a pass's disturbance records count.
+pub const STEAL_SHARE: crate::record::EventName = crate::record::EventName::new("steal-share");
+pub const INVOLUNTARY_SWITCHES: crate::record::EventName =
+    crate::record::EventName::new("involuntary-switches");
+pub const MIGRATIONS: crate::record::EventName = crate::record::EventName::new("migrations");
+
+impl Disturbance {
+    pub fn start() -> Self {
+        Self {
+            started: std::time::Instant::now(),
+            steal_ticks: read_steal_ticks(),
+            switches: read_field("/proc/self/status", "nonvoluntary_ctxt_switches:"),
+            migrations: read_field("/proc/self/sched", "se.nr_migrations"),
+        }
+    }
+
+    /// Records since the start: the stolen share of the machine's CPU time over the wall time
+    /// (all cores), the involuntary switches and the migrations.
+    pub fn records(&self) -> Vec<crate::record::Record> {
+        use crate::record::{Metric, Record};
+        let wall = self.started.elapsed().as_secs_f64();
+        let cores = std::thread::available_parallelism().map_or(1, |n| n.get()) as f64;
+        let mut records = Vec::new();
+        let mut push = |event, value: f64| {
+            records.push(Record::new(
+                disturbance_id(),
+                Metric::PassDisturbance(event),
+                value,
+            ))
+        };
+        if let (Some(before), Some(after)) = (self.steal_ticks, read_steal_ticks()) {
+            // /proc/stat counts in USER_HZ ticks, 100 per second on Linux.
+            let stolen = after.saturating_sub(before) as f64 / 100.0;
+            push(STEAL_SHARE, stolen / (wall * cores).max(f64::MIN_POSITIVE));
+        }
+        let fields = [
+            (INVOLUNTARY_SWITCHES, self.switches, "/proc/self/status", "nonvoluntary_ctxt_switches:"),
+            (MIGRATIONS, self.migrations, "/proc/self/sched", "se.nr_migrations"),
+        ];
+        for (event, before, file, field) in fields {
+            if let (Some(before), Some(after)) = (before, read_field(file, field)) {
+                push(event, after.saturating_sub(before) as f64);
+            }
+        }
+        records
+    }
+}
+
+/// The machine's stolen CPU time so far, in ticks (the eighth value of `/proc/stat`'s `cpu` line).
+fn read_steal_ticks() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/stat").ok()?;
+    steal_ticks(&stat)
+}
+
+fn steal_ticks(stat: &str) -> Option<u64> {
+    let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+    line.split_whitespace().nth(8)?.parse().ok()
+}
+
+/// The number after `field` on its line of `file` (`name: value` or `name : value`).
+fn read_field(file: &str, field: &str) -> Option<u64> {
+    let text = std::fs::read_to_string(file).ok()?;
+    field_value(&text, field)
+}
+
+fn field_value(text: &str, field: &str) -> Option<u64> {
+    let line = text.lines().find(|l| l.trim_start().starts_with(field))?;
+    let value = line.trim_start()[field.len()..].trim_start_matches([' ', ':', '\t']);
+    value.split_whitespace().next()?.parse().ok()
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn disturbance_fields_are_read_from_procs_formats() {
+        let stat = "cpu  1242700 0 345569 936027 6516 0 57234 45903 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
+        assert_eq!(steal_ticks(stat), Some(45903));
+        assert_eq!(steal_ticks("intr 1 2"), None);
+        let sched = "se.exec_start      :    1.0\nse.nr_migrations                             :                    3\n";
+        assert_eq!(field_value(sched, "se.nr_migrations"), Some(3));
+        let status = "voluntary_ctxt_switches:\t10\nnonvoluntary_ctxt_switches:\t7\n";
+        assert_eq!(field_value(status, "nonvoluntary_ctxt_switches:"), Some(7));
+        assert_eq!(field_value(status, "missing"), None);
+        // On this machine's kernel the files exist: a stretch gives its three records.
+        let records = Disturbance::start().records();
+        assert!(records.iter().all(|r| r.id == disturbance_id() && r.value >= 0.0));
+    }
+
     use super::*;
 
     #[test]

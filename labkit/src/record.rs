@@ -126,6 +126,9 @@ pub enum Metric {
     EventsPer100Ops(EventName),
     /// The same event per second of measured wall time (served requests: goodput).
     EventsPerSec(EventName),
+    /// How much the machine disturbed one wall-time pass ([`crate::process::Disturbance`]): the
+    /// stolen share of CPU time, involuntary context switches, CPU migrations.
+    PassDisturbance(EventName),
 }
 
 /// The name of a lab's own counted event, held inline (at most 32 bytes) so that [`Metric`] stays
@@ -223,6 +226,7 @@ impl Metric {
             Self::CpuNsPerOp => "CPU ns/op",
             Self::EventsPer100Ops(_) => "per 100 ops",
             Self::EventsPerSec(_) => "per s",
+            Self::PassDisturbance(_) => "per pass",
         }
     }
 
@@ -359,7 +363,7 @@ pub enum LinkOrder {
 }
 
 /// How the wall-time stage of a run sampled, so a report can say what its verdicts rest on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct TimingMethod {
     /// Pass `k` (from 1) ran with seed `first_seed + k − 1`: its link order, environment size,
     /// heap spacers and orders.
@@ -371,6 +375,62 @@ pub struct TimingMethod {
     /// Shortest timed part of one sample.
     pub sample_ns: u64,
     pub link_order: LinkOrder,
+    /// Passes an undecided cell could get in all (standard ones included); 0 in older runs.
+    #[serde(default)]
+    pub extended_passes: usize,
+    /// The equivalence margin δ this run's A/A twins resolve ([`crate::compare::same_within`]):
+    /// a per-pass ratio whose interval lies within `1 ± δ` is `same`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub same_within: Option<f64>,
+}
+
+/// A pass run again with its own seed, on some of its cases or whole, and what came of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PassRepeat {
+    /// The pass, from 1, and its seed (its link order, stack and heap offsets, orders).
+    pub pass: usize,
+    pub seed: u64,
+    /// The cases run again (`experiment/parameter`); empty for the whole pass.
+    #[serde(default)]
+    pub cases: Vec<String>,
+    pub reason: RepeatReason,
+    /// For an outlier repeat: the cells whose ratio to the baseline was the outlier.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cells: Vec<RepeatedCell>,
+    pub outcome: RepeatOutcome,
+}
+
+/// Why a pass was run again.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepeatReason {
+    /// A cell's ratio in it was an outlier against its other passes.
+    Outlier,
+    /// The machine stole this share of its CPU time (`again`: the repeat's).
+    Disturbed { steal_share: f64, again: f64 },
+}
+
+/// One outlying cell of a repeated pass: its ratio to the baseline the first time and again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RepeatedCell {
+    pub id: BenchId,
+    pub metric: Metric,
+    pub first: f64,
+    pub again: f64,
+    pub outlier_again: bool,
+}
+
+/// What a repeat showed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RepeatOutcome {
+    /// Not an outlier (or less disturbed) again: the machine's; the repeat replaced the first.
+    Machine,
+    /// An outlier again with the same seed: the placement's; the first stays, and the report
+    /// lists it.
+    Placement,
+    /// Some outliers reappeared, some not: the first stays.
+    Mixed,
 }
 
 /// Everything one run of one lab measured, with the environment it ran in.
@@ -383,6 +443,9 @@ pub struct ResultSet {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timing: Option<TimingMethod>,
     pub records: Vec<Record>,
+    /// The passes the wall-time stage ran again ([`crate::passes`]), both measurements recorded.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeats: Vec<PassRepeat>,
 }
 
 impl ResultSet {
@@ -418,6 +481,7 @@ impl ResultSet {
             environment: Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 }
@@ -547,6 +611,7 @@ mod tests {
                     1e4,
                 ),
             ],
+            repeats: Vec::new(),
         }
     }
 

@@ -3,7 +3,7 @@
 //! prose templates whose `{{name}}` slots a lab fills with generated tables.
 
 use crate::chart::{Chart, bar_chart, percentile_chart};
-use crate::compare::{Verdict, compare};
+use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};
 use crate::latency::PERCENTILES;
 use crate::record::{BenchId, Metric, Record, ResultSet};
@@ -241,14 +241,18 @@ pub fn comparison_table(
                 (Some(r), _) if *name == baseline => format!("{}<br>1.00×", cell(r)),
                 (Some(r), None) => cell(r),
                 (Some(r), Some(b)) => {
-                    let c = compare(b, r);
-                    let word = verdict_word(metric, c.verdict);
+                    let c = compare_in(set, b, r);
+                    let word = c.verdict_text(verdict_word(metric, c.verdict));
                     let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
                         format!(" ({agreeing}/{of})")
                     });
+                    // The ratio's interval across passes, where it has one.
+                    let interval = c.interval.map_or(String::new(), |i| {
+                        format!(" [{:.2}–{:.2}]", i.lower, i.upper)
+                    });
                     if c.ratio.is_finite() {
                         format!(
-                            "{}<br>{:.2}× {} {word}{agreement}",
+                            "{}<br>{:.2}×{interval} {} {word}{agreement}",
                             cell(r),
                             c.ratio,
                             format_change(c.change_percent)
@@ -501,6 +505,7 @@ mod tests {
             environment: Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 

@@ -5,7 +5,7 @@
 
 use serde::Deserialize;
 
-use crate::compare::compare;
+use crate::compare::compare_in;
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_bytes, format_number};
@@ -109,7 +109,7 @@ pub fn check(
                 };
                 let mine = find(implementation)?;
                 match &spec.versus {
-                    Some(versus) => Some(compare(find(versus)?, mine).ratio),
+                    Some(versus) => Some(compare_in(set, find(versus)?, mine).ratio),
                     None => Some(mine.value),
                 }
             };
@@ -169,6 +169,7 @@ mod tests {
             environment: crate::env::Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 

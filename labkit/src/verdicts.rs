@@ -2,8 +2,10 @@
 //! were taken, the false-positive rate the run's own A/A twins show, how many candidate verdicts
 //! held in every pass, and where the wall-time verdict and the deterministic cost model disagree.
 
-use crate::compare::{MIN_PASSES, Verdict, compare, nominal_false_positive_rate};
-use crate::lab::twin;
+use crate::compare::{
+    MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
+};
+use crate::lab::{SLOWED_BY, slowed_twin_of, twin};
 use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet};
 use crate::report::{fill, format_scaled};
 use crate::table::{Align, Table};
@@ -19,6 +21,9 @@ const TIMED: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];
 struct Tally {
     cells: usize,
     decisive: usize,
+    same: usize,
+    /// Cells decided on more than the standard passes.
+    extended: usize,
     unanimous: usize,
     unstable: usize,
     inconclusive: usize,
@@ -27,13 +32,17 @@ struct Tally {
 }
 
 impl Tally {
-    fn add(&mut self, baseline: &Record, cell: &Record) {
-        let c = compare(baseline, cell);
+    fn add(&mut self, baseline: &Record, cell: &Record, margin: Option<f64>) {
+        let c = compare(baseline, cell, margin);
         self.cells += 1;
         match c.verdict {
             Verdict::Better | Verdict::Worse => self.decisive += 1,
+            Verdict::Same => self.same += 1,
             Verdict::Unstable => self.unstable += 1,
-            Verdict::Inconclusive | Verdict::Same => self.inconclusive += 1,
+            Verdict::Inconclusive => self.inconclusive += 1,
+        }
+        if c.agreement.is_some_and(|(_, of)| of > STANDARD_PASSES) {
+            self.extended += 1;
         }
         if c.agreement.is_some_and(|(agreeing, of)| agreeing == of) {
             self.unanimous += 1;
@@ -74,12 +83,16 @@ fn baseline_of<'a>(set: &'a ResultSet, baseline: &str, cell: &Record) -> Option<
     set.find(&id, cell.metric)
 }
 
-fn tally_table(set: &ResultSet, baseline: &str) -> Table {
+/// The verdict tallies, and how many cells were decided on added passes.
+fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
     let twin = twin(baseline);
+    let margin = set.timing.and_then(|t| t.same_within);
+    let mut extended = 0;
     let mut table = Table::new()
         .column("Cells", Align::Left)
         .column("compared", Align::Right)
         .column("faster or slower", Align::Right)
+        .column("same (±δ)", Align::Right)
         .column("unstable", Align::Right)
         .column("inconclusive", Align::Right)
         .column("all passes agree", Align::Right)
@@ -88,22 +101,38 @@ fn tally_table(set: &ResultSet, baseline: &str) -> Table {
             Align::Right,
         );
     for metric in TIMED {
-        let mut aa = Tally::default();
-        let mut candidates = Tally::default();
+        // The A/A twin, the designs, then each slowed twin (the run's power).
+        let mut groups: Vec<(String, Tally)> = vec![
+            ("A/A twin vs baseline".into(), Tally::default()),
+            ("designs vs baseline".into(), Tally::default()),
+        ];
+        for percent in SLOWED_BY {
+            groups.push((
+                format!("baseline slowed by {percent} % vs baseline"),
+                Tally::default(),
+            ));
+        }
         for cell in set.records.iter().filter(|r| r.metric == metric) {
             let Some(base) = baseline_of(set, baseline, cell) else {
                 continue;
             };
-            if cell.id.implementation == twin {
-                aa.add(base, cell);
-            } else if cell.id.implementation != baseline {
-                candidates.add(base, cell);
-            }
+            let name = cell.id.implementation.as_str();
+            let group = if name == twin {
+                0
+            } else if let Some((_, percent)) = slowed_twin_of(name) {
+                match SLOWED_BY.iter().position(|p| *p == percent) {
+                    Some(i) => 2 + i,
+                    None => continue,
+                }
+            } else if name != baseline {
+                1
+            } else {
+                continue;
+            };
+            groups[group].1.add(base, cell, margin);
         }
-        for (who, t) in [
-            ("A/A twin vs baseline", aa),
-            ("designs vs baseline", candidates),
-        ] {
+        extended += groups.iter().map(|(_, t)| t.extended).sum::<usize>();
+        for (who, t) in groups {
             if t.cells == 0 {
                 continue;
             }
@@ -120,6 +149,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> Table {
                 format!("{who}, {}", metric.unit()),
                 t.cells.to_string(),
                 observed,
+                t.same.to_string(),
                 t.unstable.to_string(),
                 t.inconclusive.to_string(),
                 t.unanimous.to_string(),
@@ -127,7 +157,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> Table {
             ]);
         }
     }
-    table
+    (table, extended)
 }
 
 /// `candidate / baseline` of `metric` on `cell`'s case, when both were measured.
@@ -155,7 +185,7 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
         let Some(base) = baseline_of(set, baseline, cell) else {
             continue;
         };
-        let wall = compare(base, cell);
+        let wall = compare(base, cell, set.timing.and_then(|t| t.same_within));
         let faster = match wall.verdict {
             Verdict::Better => true,
             Verdict::Worse => false,
@@ -193,7 +223,11 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
 }
 
 /// The section, or `None` for a result set that timed nothing.
-pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
+pub fn verdict_section(
+    set: &ResultSet,
+    baseline: &str,
+    single_threaded: &dyn Fn(&BenchId) -> bool,
+) -> Option<String> {
     let method = set.timing?;
     let layout = match method.link_order {
         LinkOrder::ShuffledPerPass => {
@@ -202,7 +236,8 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
         LinkOrder::Fixed => "here **fixed**: every pass ran the same binary (`--fixed-layout`)",
     };
     let interval = if method.passes >= MIN_PASSES {
-        "the range the passes span (the distribution-free interval of their median, at least 95 %)"
+        "the distribution-free interval of their median (order statistics, at least 95 %: the \
+         whole range of eight passes, the 4th to the 13th of sixteen)"
     } else {
         "nothing: too few passes for an interval"
     };
@@ -218,6 +253,29 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
             MODEL_TOLERANCE * 100.0,
             table.render()
         )
+    };
+    let (tally, extended) = tally_table(set, baseline);
+    let margin = match method.same_within {
+        Some(m) => format!(
+            "**±{:.0} %**, the median half-width of the A/A twins' ratio intervals on the \
+             single-threaded rows, rounded up",
+            m * 100.0
+        ),
+        None => "not set in this run (no A/A twin with enough passes)".to_owned(),
+    };
+    let extended_passes = method.extended_passes.max(method.passes);
+    let extension = if extended_passes > method.passes {
+        format!(
+            "Cells left neither decided nor `same` after the {} standard passes got {} more \
+             ({extended} cells in this run); on {extended_passes} passes a verdict needs {} \
+             agreeing, which keeps the whole sequence's nominal rate at {:.2} %.",
+            method.passes,
+            extended_passes - method.passes,
+            agreeing_needed(extended_passes),
+            100.0 * nominal_false_positive_rate(extended_passes)
+        )
+    } else {
+        "No cell got added passes in this run.".to_owned()
     };
     let filled = fill(
         include_str!("../report/verdicts.md"),
@@ -248,7 +306,14 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
                     100.0 * nominal_false_positive_rate(method.passes)
                 ),
             ),
-            ("tally", tally_table(set, baseline).render()),
+            ("tally", tally.render()),
+            (
+                "power",
+                crate::resolution::power_text(set, baseline, single_threaded),
+            ),
+            ("repeats", crate::resolution::repeats_text(set)),
+            ("margin", margin),
+            ("extension", extension),
             ("tolerance", format!("{:.0} %", MODEL_TOLERANCE * 100.0)),
             ("disagreements", disagreements),
         ],
@@ -257,45 +322,73 @@ pub fn verdict_section(set: &ResultSet, baseline: &str) -> Option<String> {
     Some(filled)
 }
 
-/// How the decisive wall-time verdicts of one run fared in another run of the same cells.
+/// How the decisive wall-time verdicts of one run fared in another run of the same cells, and
+/// how far their effect sizes moved.
 #[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
 pub struct Rerun {
-    /// Faster or slower in the first run.
+    /// Faster, slower or `same (±δ)` in the first run.
     pub decisive: usize,
     /// The same verdict again.
     pub repeated: usize,
     /// Unstable or inconclusive in the second run.
     pub softened: usize,
-    /// The opposite verdict.
+    /// Another decisive verdict (faster ↔ slower, or either ↔ same).
     pub reversed: usize,
     /// Not measured in the second run.
     pub missing: usize,
+    /// Of the decisive ones, `same` in the first run, and `same` again.
+    pub same: usize,
+    pub same_repeated: usize,
+    /// Design cells (ns/op) measured in both runs, and how many moved their median per-pass
+    /// ratio to the baseline by more than 5 % and by more than 10 %.
+    pub effect_cells: usize,
+    pub moved_5: usize,
+    pub moved_10: usize,
 }
 
 /// Every decisive verdict of `first` (each candidate and the A/A twin against `baseline`, on
-/// every wall-time metric) looked up in `second`.
+/// every wall-time metric, each run with its own margin) looked up in `second`; the slowed twins,
+/// which measure power, are left out.
 pub fn rerun(first: &ResultSet, second: &ResultSet, baseline: &str) -> Rerun {
-    let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse);
+    let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Same);
+    let margin = |set: &ResultSet| set.timing.and_then(|t| t.same_within);
+    let twin = twin(baseline);
     let mut outcome = Rerun::default();
     for cell in first.records.iter().filter(|r| TIMED.contains(&r.metric)) {
-        if cell.id.implementation == baseline {
+        let name = cell.id.implementation.as_str();
+        if name == baseline || slowed_twin_of(name).is_some() {
             continue;
         }
         let Some(base) = baseline_of(first, baseline, cell) else {
             continue;
         };
-        let verdict = compare(base, cell).verdict;
-        if !decisive(verdict) {
-            continue;
-        }
-        outcome.decisive += 1;
+        let c = compare(base, cell, margin(first));
         let again = second
             .find(&cell.id, cell.metric)
             .zip(baseline_of(second, baseline, cell))
-            .map(|(cell, base)| compare(base, cell).verdict);
-        match again {
+            .map(|(cell, base)| compare(base, cell, margin(second)));
+        if cell.metric == Metric::NsPerOp
+            && name != twin
+            && let Some(again) = again
+            && c.agreement.is_some()
+            && again.agreement.is_some()
+        {
+            outcome.effect_cells += 1;
+            let moved = (again.ratio / c.ratio - 1.0).abs();
+            outcome.moved_5 += usize::from(moved > 0.05);
+            outcome.moved_10 += usize::from(moved > 0.10);
+        }
+        if !decisive(c.verdict) {
+            continue;
+        }
+        outcome.decisive += 1;
+        outcome.same += usize::from(c.verdict == Verdict::Same);
+        match again.map(|a| a.verdict) {
             None => outcome.missing += 1,
-            Some(v) if v == verdict => outcome.repeated += 1,
+            Some(v) if v == c.verdict => {
+                outcome.repeated += 1;
+                outcome.same_repeated += usize::from(v == Verdict::Same);
+            }
             Some(v) if decisive(v) => outcome.reversed += 1,
             Some(_) => outcome.softened += 1,
         }
@@ -332,8 +425,11 @@ mod tests {
                 rounds: 3,
                 sample_ns: 1_000_000,
                 link_order: LinkOrder::ShuffledPerPass,
+                extended_passes: 6,
+                same_within: None,
             }),
             records,
+            repeats: Vec::new(),
         }
     }
 
@@ -348,7 +444,7 @@ mod tests {
             passes("fast", &[5.0, 6.0, 5.0, 6.0, 5.0, 6.0]),
             passes("noisy", &[9.0, 13.0, 9.0, 13.0, 9.0, 13.0]),
         ]);
-        let out = verdict_section(&s, "base").unwrap();
+        let out = verdict_section(&s, "base", &|_| true).unwrap();
         assert!(
             out.contains("**6 passes**") && out.contains("`base-again`"),
             "{out}"
@@ -366,7 +462,7 @@ mod tests {
         );
         assert!(!out.contains("{{"), "every slot filled: {out}");
         let untimed = ResultSet { timing: None, ..s };
-        assert!(verdict_section(&untimed, "base").is_none());
+        assert!(verdict_section(&untimed, "base", &|_| true).is_none());
     }
 
     #[test]
@@ -378,6 +474,8 @@ mod tests {
             passes("flip", &[5.0; 6]),
             passes("gone", &[5.0; 6]),
             passes("noisy", &[9.0, 13.0, 9.0, 13.0, 9.0, 13.0]),
+            passes("steady", &[5.0; 6]),
+            passes("base-slowed-10", &[30.0; 6]),
         ]);
         let second = set(vec![
             passes("base", &BASE),
@@ -385,17 +483,42 @@ mod tests {
             passes("slow", &[11.0; 6]),
             passes("flip", &[30.0; 6]),
             passes("noisy", &[5.0; 6]),
+            passes("steady", &[5.0; 6]),
         ]);
         let outcome = rerun(&first, &second, "base");
         assert_eq!(
             outcome,
             Rerun {
-                decisive: 4,
-                repeated: 1,
+                decisive: 5,
+                repeated: 2,
                 softened: 1,
                 reversed: 1,
-                missing: 1
-            }
+                missing: 1,
+                same: 0,
+                same_repeated: 0,
+                effect_cells: 5,
+                moved_5: 4,
+                moved_10: 4,
+            },
+            "the slowed twin is left out"
+        );
+        // With a margin, an equal cell is `same` in both runs: a repeated decisive verdict.
+        let with_margin = |records| ResultSet {
+            timing: set(vec![]).timing.map(|t| TimingMethod {
+                same_within: Some(0.05),
+                ..t
+            }),
+            ..set(records)
+        };
+        let even = || passes("even", &BASE.map(|v| v * 1.01));
+        let outcome = rerun(
+            &with_margin(vec![passes("base", &BASE), even()]),
+            &with_margin(vec![passes("base", &BASE), even()]),
+            "base",
+        );
+        assert_eq!(
+            (outcome.decisive, outcome.same, outcome.same_repeated, outcome.moved_5),
+            (1, 1, 1, 0)
         );
     }
 
@@ -410,7 +533,7 @@ mod tests {
             records.push(count(implementation, Metric::EstimatedCyclesPerOp, cycles));
             records.push(count(implementation, Metric::InstructionsPerOp, cycles));
         }
-        let out = verdict_section(&set(records), "base").unwrap();
+        let out = verdict_section(&set(records), "base", &|_| true).unwrap();
         assert!(out.contains("1 of the 2 decisive cells"), "{out}");
         assert!(
             out.contains(
@@ -420,7 +543,7 @@ mod tests {
         );
         assert!(!out.contains("`op/fast/small`"), "{out}");
         let agreeing = set(vec![passes("base", &BASE), passes("fast", &[5.0; 6])]);
-        let out = verdict_section(&agreeing, "base").unwrap();
+        let out = verdict_section(&agreeing, "base", &|_| true).unwrap();
         assert!(
             out.contains("No decisive single-threaded cell had a model"),
             "{out}"

@@ -4,7 +4,7 @@
 //! environment and the commands that reproduce it. Nothing is measured here; `cargo xtask
 //! writeup --measure` runs a paired comparison first and adds its table.
 
-use crate::compare::{Verdict, compare};
+use crate::compare::{Verdict, compare_in};
 use crate::lab::{Lab, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::{Row, environment_section, format_metric, verdict_word};
@@ -25,13 +25,14 @@ const COLUMNS: [(Metric, &str); 8] = [
 /// `a → b (ratio, verdict)` for one metric, or `None` when either side lacks it.
 fn cell(set: &ResultSet, metric: Metric, a: &BenchId, b: &BenchId) -> Option<String> {
     let (ra, rb) = (set.find(a, metric)?, set.find(b, metric)?);
-    let c = compare(ra, rb);
+    let c = compare_in(set, ra, rb);
     let ratio = if c.ratio.is_finite() {
         format!("{:.2}×", c.ratio)
     } else {
         "from 0".into()
     };
     let verdict = match (c.verdict, c.agreement) {
+        (Verdict::Same, _) if c.same_within.is_some() => format!(", {}", c.verdict_text("same")),
         (Verdict::Same, _) => String::new(),
         (v, Some((agreeing, of))) => format!(", {} {agreeing}/{of}", verdict_word(metric, v)),
         (v, None) => format!(", {}", verdict_word(metric, v)),

@@ -6,7 +6,7 @@
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::chart::{Chart, log_log_chart};
-use labkit::compare::{Verdict, compare};
+use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, Page};
 use labkit::lab::{Experiment as Described, Kind, Lab};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
@@ -96,7 +96,7 @@ fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> 
             .filter_map(|r| get(r))
             .min_by(|a, b| a.value.total_cmp(&b.value));
         if let (Some(best), Some(mine)) = (best, get(ours)) {
-            let c = compare(best, mine);
+            let c = compare_in(set, best, mine);
             if c.verdict != Verdict::Better {
                 out.push(format!(
                     "`{case}`: {} vs {} ({}, {})",
@@ -412,6 +412,7 @@ mod tests {
             environment: Environment::fixed_for_tests(),
             timing: None,
             records,
+            repeats: Vec::new(),
         }
     }
 

@@ -34,8 +34,13 @@ mod tests {
         for lab in LABS {
             let implementations = lab.implementations().len();
             let timed_cases = labkit::lab::cases(*lab, |e, _| e.is_timed()).len();
-            // every implementation and the baseline's A/A twin
-            assert_eq!(timed_ids(*lab).len(), timed_cases * (implementations + 1));
+            // every implementation and the baseline's A/A twin and slowed twins
+            let references = labkit::lab::reference_cells(lab.implementations()[0]).len();
+            assert_eq!(references, 3);
+            assert_eq!(
+                timed_ids(*lab).len(),
+                timed_cases * (implementations + references)
+            );
             assert!(counted_cases_of(*lab).len() <= timed_cases);
             let vocabulary = Vocabulary::of(*lab);
             assert_eq!(vocabulary.implementations.len(), implementations);

@@ -9,6 +9,7 @@ mod labs;
 mod output;
 mod process;
 mod revision;
+mod passes;
 mod stages;
 
 use std::path::PathBuf;
@@ -283,15 +284,20 @@ fn bench(args: &BenchArgs) -> Result<()> {
         } else {
             LinkOrder::ShuffledPerPass
         };
-        let (records, failed, timing) =
-            stages::measure(lab, mode, &words, binaries, &work, link_order)?;
-        failures.extend(failed.into_iter().map(|f| format!("{}: {f}", lab.name())));
+        let measured = stages::measure(lab, mode, &words, binaries, &work, link_order)?;
+        failures.extend(
+            measured
+                .failures
+                .into_iter()
+                .map(|f| format!("{}: {f}", lab.name())),
+        );
         let set = ResultSet {
             lab: lab.name().to_owned(),
             mode,
             environment,
-            timing: Some(timing),
-            records,
+            timing: Some(measured.timing),
+            records: measured.records,
+            repeats: measured.repeats,
         };
         output::write_results(lab, &set, &dir)?;
     }
@@ -326,11 +332,14 @@ fn report(args: &ReportArgs) -> Result<()> {
 fn rerun(args: &RerunArgs) -> Result<()> {
     let mut table = labkit::table::Table::new().column("Lab", labkit::table::Align::Left);
     for header in [
-        "decisive in the first run",
+        "decisive in the first run (faster, slower, same)",
         "repeated",
         "unstable or inconclusive",
         "reversed",
         "not measured again",
+        "same: repeated",
+        "design cells (ns/op): median ratio moved > 5 %",
+        "> 10 %",
     ] {
         table = table.column(header, labkit::table::Align::Right);
     }
@@ -340,20 +349,28 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         };
         let baseline = lab.implementations()[0];
         let outcome = labkit::verdicts::rerun(&load(&args.first)?, &load(&args.second)?, baseline);
-        let share = |n: usize| {
-            if outcome.decisive == 0 {
+        let share = |n: usize, of: usize| {
+            if of == 0 {
                 n.to_string()
             } else {
-                format!("{n} ({:.1} %)", 100.0 * n as f64 / outcome.decisive as f64)
+                format!("{n} ({:.1} %)", 100.0 * n as f64 / of as f64)
             }
         };
+        let decided = |n| share(n, outcome.decisive);
         table.row(vec![
             lab.name().to_owned(),
             outcome.decisive.to_string(),
-            share(outcome.repeated),
-            share(outcome.softened),
-            share(outcome.reversed),
-            share(outcome.missing),
+            decided(outcome.repeated),
+            decided(outcome.softened),
+            decided(outcome.reversed),
+            decided(outcome.missing),
+            format!("{} of {}", outcome.same_repeated, outcome.same),
+            format!(
+                "{} of {}",
+                share(outcome.moved_5, outcome.effect_cells),
+                outcome.effect_cells
+            ),
+            share(outcome.moved_10, outcome.effect_cells),
         ]);
     }
     println!("{}", table.render());
@@ -447,6 +464,7 @@ fn compare(args: &CompareArgs) -> Result<()> {
         environment,
         timing: None,
         records,
+        repeats: Vec::new(),
     };
     let stem = format!("{}-{a_label}-vs-{b_label}", lab.name());
     let json = dir.join(format!("{stem}.json"));

@@ -1,16 +1,14 @@
 //! Measuring one lab: the allocation, instruction-count and wall-time stages, each a run of one of
 //! the lab's bench binaries, with the selection derived from the lab's description. The wall-time
 //! stage is several passes, each a separate process of its own link order, environment size and
-//! seed ([`time_passes`]).
+//! seed ([`crate::passes`]).
 
 use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
-use labkit::record::{
-    LinkOrder, Metric, Record, RunMode, TimingMethod, combine_passes, load_records,
-};
+use labkit::record::{LinkOrder, Metric, PassRepeat, Record, RunMode, TimingMethod, load_records};
 
 use crate::binaries::BenchBinaries;
 use crate::collect;
@@ -37,137 +35,13 @@ pub fn stage_outcome(
     }
 }
 
-/// "n of N done, ETA" for a stage of equally sized steps.
-struct Progress {
-    lab: &'static str,
-    what: &'static str,
-    planned: usize,
-    done: usize,
-    started: Instant,
-}
-
-impl Progress {
-    fn new(lab: &'static str, what: &'static str, planned: usize) -> Self {
-        Self {
-            lab,
-            what,
-            planned,
-            done: 0,
-            started: Instant::now(),
-        }
-    }
-
-    fn finished_one(&mut self) {
-        self.done += 1;
-        let elapsed = self.started.elapsed().as_secs_f64();
-        let remaining = self.planned.saturating_sub(self.done);
-        let eta = elapsed / self.done as f64 * remaining as f64;
-        println!(
-            "==> [{}] {}/{} {} done, {remaining} to go, ETA {}:{:02}",
-            self.lab,
-            self.done,
-            self.planned,
-            self.what,
-            (eta / 60.0) as u64,
-            (eta % 60.0) as u64
-        );
-    }
-}
-
-/// The environment-size padding of pass `seed` (0 to 4095 bytes): the environment sits at the top
-/// of the initial stack, so its size moves every stack address of the pass (Mytkowicz et al.,
-/// "Producing wrong data without doing anything obviously wrong!", ASPLOS 2009).
-pub fn environment_padding(seed: u64) -> String {
-    let bytes = (seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 52) as usize;
-    "x".repeat(bytes)
-}
-
-/// The seed of a run's first pass: new every run, so a re-run draws new placements (passes with
-/// the same seed share link order, stack and heap offsets, and their ratios correlate across
-/// runs). Kept below 2^31 and above 0, which lld reads as "random".
-fn run_seed() -> u64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos());
-    1 + (nanos % (1 << 30)) as u64
-}
-
-/// The wall-time stage: `timing.passes` separate processes of the lab's `time` binary, each
-/// linked with its own code order (unless `link_order` is fixed), started with its own
-/// environment size and seeded (case order, cell order per round, heap spacers), the seeds
-/// consecutive from a new [`run_seed`]. Returns what the method was, whether every pass ran, and
-/// the records combined across passes, pass by pass.
-fn time_passes(
-    lab: &'static dyn Lab,
-    mode: RunMode,
-    words: &[String],
-    binaries: &BenchBinaries,
-    work: &Path,
-    link_order: LinkOrder,
-) -> (TimingMethod, Result<()>, Vec<Record>) {
-    let timing = lab.timing(mode);
-    let first_seed = run_seed();
-    let mut method = TimingMethod {
-        first_seed,
-        passes: timing.passes,
-        rounds: timing.rounds,
-        sample_ns: timing.sample.as_nanos() as u64,
-        link_order,
-    };
-    let mut progress = Progress::new(lab.name(), "passes", timing.passes);
-    let mut passes = Vec::new();
-    let mut first_binary: Option<std::path::PathBuf> = None;
-    let mut ran = Ok(());
-    for pass in 1..=timing.passes as u64 {
-        let seed = first_seed + pass - 1;
-        let out = work.join(format!("pass-{pass}.json"));
-        let _ = std::fs::remove_file(&out);
-        ran = (|| {
-            let mut cmd = match link_order {
-                LinkOrder::ShuffledPerPass => {
-                    let executable = binaries.relinked(lab, "time", seed, work)?;
-                    // A linker that ignores the seed (not lld, or another target than the
-                    // wrapper's) links every pass alike: then the report must not claim layouts.
-                    match &first_binary {
-                        None => first_binary = Some(executable.clone()),
-                        Some(first) if method.link_order == LinkOrder::ShuffledPerPass => {
-                            if same_bytes(first, &executable)? {
-                                println!(
-                                    "==> [{}] warning: the link order did not change between \
-                                     passes (is the linker lld?); reporting one fixed layout",
-                                    lab.name()
-                                );
-                                method.link_order = LinkOrder::Fixed;
-                            }
-                        }
-                        Some(_) => {}
-                    }
-                    binaries.command_of(lab, &executable)
-                }
-                LinkOrder::Fixed => binaries.command(lab, "time")?,
-            };
-            cmd.env("LABKIT_PLACEMENT_PADDING", environment_padding(seed))
-                .args(["--seed", &seed.to_string()])
-                .arg("--out")
-                .arg(&out)
-                .args(mode.bench_flag())
-                .args(words);
-            run(&mut cmd)?;
-            passes.push(load_records(&out).map_err(|e| anyhow!(e))?);
-            Ok(())
-        })();
-        if ran.is_err() {
-            break;
-        }
-        progress.finished_one();
-    }
-    (method, ran, combine_passes(&passes))
-}
-
-/// Whether two files hold the same bytes.
-fn same_bytes(a: &Path, b: &Path) -> Result<bool> {
-    let read = |p: &Path| std::fs::read(p).with_context(|| format!("cannot read {}", p.display()));
-    Ok(read(a)? == read(b)?)
+/// What measuring one lab produced: its records, the stages that failed, how it was timed and
+/// the passes run again.
+pub struct Measured {
+    pub records: Vec<Record>,
+    pub failures: Vec<String>,
+    pub timing: TimingMethod,
+    pub repeats: Vec<PassRepeat>,
 }
 
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
@@ -234,7 +108,7 @@ pub fn measure(
     binaries: &BenchBinaries,
     work: &Path,
     link_order: LinkOrder,
-) -> Result<(Vec<Record>, Vec<String>, TimingMethod)> {
+) -> Result<Measured> {
     let selection = Selection::parse(lab, words).map_err(|e| anyhow!(e))?;
     let name = lab.name();
     let mut records = Vec::new();
@@ -316,13 +190,18 @@ pub fn measure(
         timing.passes,
         timing.rounds
     );
-    let (method, ran, combined) = time_passes(lab, mode, words, binaries, work, link_order);
-    stage(3, "time", stage_outcome(ran, Ok(combined)));
+    let timed = crate::passes::time_passes(lab, mode, words, binaries, work, link_order);
+    stage(3, "time", stage_outcome(timed.ran, Ok(timed.records)));
     println!(
         "==> [{name}] measured in {:.0} s",
         started.elapsed().as_secs_f64()
     );
-    Ok((records, failures, method))
+    Ok(Measured {
+        records,
+        failures,
+        timing: timed.method,
+        repeats: timed.repeats,
+    })
 }
 
 #[cfg(test)]
@@ -390,44 +269,12 @@ mod tests {
         assert_eq!(chosen, datasets);
         let s = Selection::parse(pending, &words(&["remove-all-up-to"])).unwrap();
         let chosen = timed_ids(pending).iter().filter(|id| s.selects(id)).count();
-        let cells = pending.implementations().len() + 1;
+        let cells = pending.implementations().len() + 3;
         assert_eq!(
             chosen,
             datasets * cells,
-            "every implementation and the A/A twin"
+            "every implementation, the A/A twin and the slowed twins"
         );
-    }
-
-    #[test]
-    fn identical_binaries_are_told_apart_from_relinked_ones() {
-        let dir = std::env::temp_dir().join(format!("xtask-same-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let write = |name: &str, bytes: &[u8]| {
-            let path = dir.join(name);
-            std::fs::write(&path, bytes).unwrap();
-            path
-        };
-        let (a, b, c) = (write("a", b"one"), write("b", b"one"), write("c", b"two"));
-        assert!(same_bytes(&a, &b).unwrap());
-        assert!(!same_bytes(&a, &c).unwrap());
-        assert!(same_bytes(&a, &dir.join("missing")).is_err());
-        std::fs::remove_dir_all(&dir).unwrap();
-    }
-
-    #[test]
-    fn runs_draw_new_seeds_that_lld_and_the_passes_accept() {
-        let seed = run_seed();
-        assert!(seed > 0 && seed + 64 < 1 << 31, "{seed}");
-    }
-
-    #[test]
-    fn passes_differ_in_environment_size_within_a_page() {
-        let sizes: Vec<usize> = (1..=8).map(|p| environment_padding(p).len()).collect();
-        assert!(sizes.iter().all(|s| *s < 4096), "{sizes:?}");
-        let mut distinct = sizes.clone();
-        distinct.sort();
-        distinct.dedup();
-        assert_eq!(distinct.len(), sizes.len(), "{sizes:?}");
     }
 
     #[test]

@@ -1,0 +1,297 @@
+//! What a run could resolve and what it ran again, for the trust section of every report: the
+//! slowed twins' detection rate (its power, beside the A/A twin's false-positive rate), and the
+//! passes repeated with the same seed, with the placements that kept an outlier listed for anyone
+//! to reproduce.
+
+use crate::compare::{Verdict, compare};
+use crate::lab::{SLOWED_BY, slowed_twin};
+use crate::record::{BenchId, Metric, RepeatOutcome, RepeatReason, ResultSet};
+use crate::table::{Align, Table};
+
+/// Detection of one slowed twin over a group of rows.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+pub struct Detection {
+    pub rows: usize,
+    /// Called slower.
+    pub detected: usize,
+    /// Called faster: a detection in the wrong direction.
+    pub wrong_way: usize,
+}
+
+/// How each slowed twin fared on the ns/op rows `rows` picks.
+pub fn detections(
+    set: &ResultSet,
+    baseline: &str,
+    rows: impl Fn(&BenchId) -> bool,
+) -> Vec<(u32, Detection, Vec<BenchId>)> {
+    let margin = set.timing.and_then(|t| t.same_within);
+    SLOWED_BY
+        .iter()
+        .map(|&percent| {
+            let name = slowed_twin(baseline, percent);
+            let mut detection = Detection::default();
+            let mut missed = Vec::new();
+            for cell in set
+                .records
+                .iter()
+                .filter(|r| r.metric == Metric::NsPerOp && r.id.implementation == name)
+                .filter(|r| rows(&r.id))
+            {
+                let base_id = BenchId::new(&cell.id.experiment, baseline, &cell.id.parameter);
+                let Some(base) = set.find(&base_id, Metric::NsPerOp) else {
+                    continue;
+                };
+                detection.rows += 1;
+                match compare(base, cell, margin).verdict {
+                    Verdict::Worse => detection.detected += 1,
+                    Verdict::Better => {
+                        detection.wrong_way += 1;
+                        missed.push(base_id);
+                    }
+                    _ => missed.push(base_id),
+                }
+            }
+            (percent, detection, missed)
+        })
+        .collect()
+}
+
+fn percent(n: usize, of: usize) -> String {
+    if of == 0 {
+        "—".into()
+    } else {
+        format!("{:.1} %", 100.0 * n as f64 / of as f64)
+    }
+}
+
+/// The power paragraph: per slowed twin, on single-threaded and on concurrent rows, how often it
+/// was called slower; and the single-threaded rows that did not detect the largest slowdown.
+pub fn power_text(set: &ResultSet, baseline: &str, single_threaded: &dyn Fn(&BenchId) -> bool) -> String {
+    let single = detections(set, baseline, single_threaded);
+    let concurrent = detections(set, baseline, |id| !single_threaded(id));
+    if single.iter().chain(&concurrent).all(|(_, d, _)| d.rows == 0) {
+        return "No slowed twin was measured in this run.".into();
+    }
+    let mut table = Table::new()
+        .column("Baseline slowed by", Align::Left)
+        .column("single-threaded rows: called slower", Align::Right)
+        .column("concurrent rows: called slower", Align::Right)
+        .column("called faster (wrong way)", Align::Right);
+    for ((percent, s, _), (_, c, _)) in single.iter().zip(&concurrent) {
+        table.row(vec![
+            format!("{percent} %"),
+            format!("{} of {} ({})", s.detected, s.rows, percent(s.detected, s.rows)),
+            format!("{} of {} ({})", c.detected, c.rows, percent(c.detected, c.rows)),
+            (s.wrong_way + c.wrong_way).to_string(),
+        ]);
+    }
+    let mut text = format!(
+        "In every row the baseline was also measured with a calibrated share of its own time \
+         added inside each timed sample (spinning on its core), like a design that is that much \
+         slower. How often the run called it slower is what it could detect:\n\n{}",
+        table.render()
+    );
+    if let Some((largest, _, missed)) = single.last()
+        && !missed.is_empty()
+    {
+        let listed: Vec<String> = missed.iter().map(|id| format!("`{id}`")).collect();
+        text.push_str(&format!(
+            "\n\nSingle-threaded rows that did not detect a {largest} % slowdown (a difference \
+             of that size there is within this run's noise): {}.",
+            listed.join(", ")
+        ));
+    }
+    text
+}
+
+/// What the machine did to each pass: stolen CPU share, involuntary switches, migrations (the
+/// final passes, repeats included; the added passes too). `None` when no pass recorded it.
+pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
+    let column = |event| {
+        set.find(
+            &crate::process::disturbance_id(),
+            Metric::PassDisturbance(event),
+        )
+        .and_then(|r| r.passes.clone())
+    };
+    let steal = column(crate::process::STEAL_SHARE)?;
+    let switches = column(crate::process::INVOLUNTARY_SWITCHES).unwrap_or_default();
+    let migrations = column(crate::process::MIGRATIONS).unwrap_or_default();
+    let mut table = Table::new()
+        .column("Pass", Align::Left)
+        .column("CPU time stolen", Align::Right)
+        .column("involuntary context switches", Align::Right)
+        .column("CPU migrations", Align::Right);
+    let count = |values: &[f64], i: usize| values.get(i).map_or("—".into(), |v| format!("{v:.0}"));
+    for (i, share) in steal.iter().enumerate() {
+        table.row(vec![
+            (i + 1).to_string(),
+            format!("{:.2} %", share * 100.0),
+            count(&switches, i),
+            count(&migrations, i),
+        ]);
+    }
+    Some(table)
+}
+
+/// The repeats paragraph: what the machine did to each pass, how many passes were run again and
+/// why, what came of it, and the placements that kept an outlier, each with its seed.
+pub fn repeats_text(set: &ResultSet) -> String {
+    let disturbances = disturbance_table(set).map_or(String::new(), |t| {
+        format!(
+            "What the machine did to each pass (a pass that lost more than {:.0} % of its CPU \
+             time, and more than {:.0}× the median pass, is run again whole):\n\n{}\n\n",
+            crate::passes::DISTURBED_STEAL * 100.0,
+            crate::passes::DISTURBED_OVER_MEDIAN,
+            t.render()
+        )
+    });
+    if set.repeats.is_empty() {
+        return format!(
+            "{disturbances}No pass was run again: no pass was disturbed, and no undecided cell \
+             had an outlier pass."
+        );
+    }
+    let count = |reason_outlier: bool, outcome: RepeatOutcome| {
+        set.repeats
+            .iter()
+            .filter(|r| matches!(r.reason, RepeatReason::Outlier) == reason_outlier)
+            .filter(|r| r.outcome == outcome)
+            .count()
+    };
+    let mut text = format!(
+        "{disturbances}Passes run again with their own seed: {} disturbed passes (the machine stole CPU \
+         time; {} repeats less disturbed and kept), {} outlier repeats of a case (the outlier \
+         did not reappear, so it was the machine's, and the repeat replaced it: {}; it \
+         reappeared, so it is the placement's and stays: {}; mixed: {}).",
+        set.repeats
+            .iter()
+            .filter(|r| !matches!(r.reason, RepeatReason::Outlier))
+            .count(),
+        count(false, RepeatOutcome::Machine),
+        set.repeats
+            .iter()
+            .filter(|r| matches!(r.reason, RepeatReason::Outlier))
+            .count(),
+        count(true, RepeatOutcome::Machine),
+        count(true, RepeatOutcome::Placement),
+        count(true, RepeatOutcome::Mixed),
+    );
+    let passes = set.timing.map_or(0, |t| t.passes);
+    let mut placements = Table::new()
+        .column("Cell", Align::Left)
+        .column("pass (seed)", Align::Right)
+        .column("ratio in that pass", Align::Right)
+        .column("again, same seed", Align::Right);
+    let mut listed = 0;
+    for repeat in set
+        .repeats
+        .iter()
+        .filter(|r| r.outcome != RepeatOutcome::Machine)
+    {
+        for cell in repeat.cells.iter().filter(|c| c.outlier_again) {
+            listed += 1;
+            placements.row(vec![
+                format!("`{}` ({})", cell.id, cell.metric.unit()),
+                format!("{} of {passes} ({})", repeat.pass, repeat.seed),
+                format!("{:.2}×", cell.first),
+                format!("{:.2}×", cell.again),
+            ]);
+        }
+    }
+    if listed > 0 {
+        text.push_str(&format!(
+            "\n\nPlacements in which a cell is really different (the outlier came back with \
+             the same code layout, stack and heap offsets and orders; `--seed` reproduces \
+             them):\n\n{}",
+            placements.render()
+        ));
+    }
+    text
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::record::{PassRepeat, Record, RepeatedCell};
+
+    fn passes(implementation: &str, parameter: &str, values: &[f64]) -> Record {
+        Record::from_passes(
+            BenchId::new("op", implementation, parameter),
+            Metric::NsPerOp,
+            values.to_vec(),
+        )
+    }
+
+    #[test]
+    fn slowed_twins_count_as_detected_only_when_called_slower() {
+        let base = [10.0, 12.0, 10.0, 12.0, 10.0, 12.0, 10.0, 12.0];
+        let by = |k: f64| base.map(|v| v * k);
+        let mut noisy = by(1.05);
+        noisy[2] = 9.0;
+        let set = ResultSet::of(vec![
+            passes("base", "small", &base),
+            passes("base-slowed-5", "small", &noisy),
+            passes("base-slowed-10", "small", &by(1.1)),
+            passes("base", "shared", &base),
+            passes("base-slowed-10", "shared", &by(0.9)),
+        ]);
+        let single = |id: &BenchId| id.parameter == "small";
+        let found = detections(&set, "base", single);
+        assert_eq!(found[0].1, Detection { rows: 1, detected: 0, wrong_way: 0 });
+        assert_eq!(found[0].2, [BenchId::new("op", "base", "small")]);
+        assert_eq!(found[1].1, Detection { rows: 1, detected: 1, wrong_way: 0 });
+        let shared = detections(&set, "base", |id| !single(id));
+        assert_eq!(shared[1].1.wrong_way, 1);
+        let text = power_text(&set, "base", &single);
+        assert!(text.contains("| 10 % | 1 of 1 (100.0 %) | 0 of 1 (0.0 %) | 1 |"), "{text}");
+        assert!(!text.contains("did not detect a 10 %"), "{text}");
+        assert!(power_text(&ResultSet::of(vec![]), "base", &single).contains("No slowed twin"));
+    }
+
+    #[test]
+    fn repeats_are_summed_up_and_kept_placements_listed_with_their_seed() {
+        let mut set = ResultSet::of(vec![]);
+        assert!(repeats_text(&set).contains("No pass was run again"));
+        let cell = |again: f64, outlier_again: bool| RepeatedCell {
+            id: BenchId::new("op", "fast", "small"),
+            metric: Metric::NsPerOp,
+            first: 1.21,
+            again,
+            outlier_again,
+        };
+        set.repeats = vec![
+            PassRepeat {
+                pass: 4,
+                seed: 103,
+                cases: vec!["op/small".into()],
+                reason: RepeatReason::Outlier,
+                cells: vec![cell(0.8, false)],
+                outcome: RepeatOutcome::Machine,
+            },
+            PassRepeat {
+                pass: 7,
+                seed: 106,
+                cases: vec!["op/small".into()],
+                reason: RepeatReason::Outlier,
+                cells: vec![cell(1.19, true)],
+                outcome: RepeatOutcome::Placement,
+            },
+            PassRepeat {
+                pass: 2,
+                seed: 101,
+                cases: vec![],
+                reason: RepeatReason::Disturbed {
+                    steal_share: 0.08,
+                    again: 0.01,
+                },
+                cells: vec![],
+                outcome: RepeatOutcome::Machine,
+            },
+        ];
+        let text = repeats_text(&set);
+        assert!(text.contains("1 disturbed passes") && text.contains("1 repeats less"), "{text}");
+        assert!(text.contains("replaced it: 1; it reappeared, so it is the placement's and stays: 1"), "{text}");
+        assert!(text.contains("| `op/fast/small` (ns/op) | 7 of 0 (106) | 1.21× | 1.19× |"), "{text}");
+    }
+}
