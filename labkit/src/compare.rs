@@ -229,8 +229,8 @@ fn by_passes(ratios: &[f64], higher_better: bool, same_within: Option<f64>) -> C
 
 /// Compares `candidate` with `baseline` (same metric): pass by pass when both have passes, with
 /// `same_within` the run's equivalence margin (see [`same_within`]); records with intervals by
-/// interval overlap; records without (deterministic counts) by value. A result set's
-/// [`compare_in`] supplies a result set's own margin.
+/// interval overlap; records without (deterministic counts) by value. [`compare_in`] supplies a
+/// result set's own margin.
 pub fn compare(baseline: &Record, candidate: &Record, same_within: Option<f64>) -> Comparison {
     let ratio = if baseline.value == 0.0 {
         if candidate.value == 0.0 {
