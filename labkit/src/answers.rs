@@ -549,7 +549,7 @@ fn value_text(set: &ResultSet, claim: &Claim, placeholder: &str) -> Result<Strin
                     // every table and target gives it, not the ratio of the two medians.
                     let ratio = match (first.record(set), second.record(set)) {
                         (Some(x), Some(y)) if x.passes.is_some() && y.passes.is_some() => {
-                            compare(y, x).ratio
+                            compare_in(set, y, x).ratio
                         }
                         _ => a / b,
                     };

@@ -380,7 +380,7 @@ mod tests {
             "added passes of one side: compared on the passes both ran"
         );
         assert!((nominal_false_positive_rate(8) - 0.0078125).abs() < 1e-12);
-        let equal = compare(&base, &base.clone());
+        let equal = cmp(&base, &base.clone());
         assert_eq!(
             (equal.verdict, equal.agreement),
             (Verdict::Same, Some((6, 6))),
