@@ -616,7 +616,6 @@ mod tests {
 
     fn set(records: Vec<Record>) -> ResultSet {
         ResultSet::of(records)
-        repeats: Vec::new(),
     }
 
     fn passes(implementation: &str, values: &[f64]) -> Record {

@@ -135,11 +135,21 @@ mod tests {
         assert_eq!(parse(&["--seed", "7"]).unwrap().seed, 7);
         assert!(parse(&["--seed", "-1"]).unwrap_err().contains("not `-1`"));
         assert!(parse(&["--seed"]).unwrap_err().contains("--seed"));
-        let cases = parse(&["--case", "op/small", "--case", "cleanup/big=fast,base-again"]).unwrap();
+        let cases = parse(&[
+            "--case",
+            "op/small",
+            "--case",
+            "cleanup/big=fast,base-again",
+        ])
+        .unwrap();
         assert_eq!(cases.cases, ["op/small", "cleanup/big=fast,base-again"]);
         assert!(parse(&["--case", "small=fast"]).is_err());
         assert!(cases.filters.is_empty());
-        assert!(parse(&["--case", "small"]).unwrap_err().contains("not `small`"));
+        assert!(
+            parse(&["--case", "small"])
+                .unwrap_err()
+                .contains("not `small`")
+        );
         assert!(parse(&["--case"]).unwrap_err().contains("--case needs"));
         assert!(
             parse(&["--fast"])

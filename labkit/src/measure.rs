@@ -615,7 +615,10 @@ pub fn pass_main(lab: &'static dyn Lab) {
         .collect();
     let only = |case: &BenchCase| {
         let name = case.to_string();
-        wanted.iter().find(|(c, _)| *c == name).map(|(_, cells)| cells.as_deref())
+        wanted
+            .iter()
+            .find(|(c, _)| *c == name)
+            .map(|(_, cells)| cells.as_deref())
     };
     let mut cases = crate::lab::cases(lab, |e, p| {
         e.is_timed()
@@ -842,6 +845,7 @@ mod tests {
             &BenchCase::new("op", "one"),
             &timing,
             &mut Placement::new(1),
+            None,
         )
         .unwrap();
         let find = |metric: Metric| {
@@ -891,7 +895,10 @@ mod tests {
             items
         };
         assert_eq!(order_after(0, &case), order_after(5, &case));
-        assert_ne!(order_after(0, &case), order_after(0, &BenchCase::new("op", "big")));
+        assert_ne!(
+            order_after(0, &case),
+            order_after(0, &BenchCase::new("op", "big"))
+        );
     }
 
     #[test]

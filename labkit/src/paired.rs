@@ -206,13 +206,20 @@ mod tests {
     fn the_median_interval_takes_the_ranks_of_at_least_95_percent() {
         let eight: Vec<f64> = (1..=8).map(f64::from).collect();
         let i = median_interval(&eight).unwrap();
-        assert_eq!((i.lower, i.upper), (1.0, 8.0), "eight values: the whole range");
+        assert_eq!(
+            (i.lower, i.upper),
+            (1.0, 8.0),
+            "eight values: the whole range"
+        );
         assert!((i.confidence - (1.0 - 2.0 / 256.0)).abs() < 1e-12);
         let sixteen: Vec<f64> = (1..=16).rev().map(f64::from).collect();
         let i = median_interval(&sixteen).unwrap();
         assert_eq!((i.lower, i.upper), (4.0, 13.0));
         assert!(i.confidence >= 0.95 && i.confidence < 0.98, "{i:?}");
-        assert!(median_interval(&[1.0; 5]).is_none(), "five cover under 95 %");
+        assert!(
+            median_interval(&[1.0; 5]).is_none(),
+            "five cover under 95 %"
+        );
     }
 
     #[test]

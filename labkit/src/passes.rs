@@ -60,13 +60,22 @@ fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Reco
     let baselines: std::collections::HashMap<(&str, &str, Metric), &Record> = records
         .iter()
         .filter(|r| TIMED.contains(&r.metric) && r.id.implementation == baseline)
-        .map(|r| ((r.id.experiment.as_str(), r.id.parameter.as_str(), r.metric), r))
+        .map(|r| {
+            (
+                (r.id.experiment.as_str(), r.id.parameter.as_str(), r.metric),
+                r,
+            )
+        })
         .collect();
     records
         .iter()
         .filter(|r| TIMED.contains(&r.metric) && r.id.implementation != baseline)
         .filter_map(|cell| {
-            let key = (cell.id.experiment.as_str(), cell.id.parameter.as_str(), cell.metric);
+            let key = (
+                cell.id.experiment.as_str(),
+                cell.id.parameter.as_str(),
+                cell.metric,
+            );
             Some((*baselines.get(&key)?, cell))
         })
         .collect()
@@ -83,7 +92,11 @@ pub struct OutlierRepeat {
 
 /// The outlier passes worth repeating: of every `unstable` cell whose disagreeing passes are all
 /// outliers ([`is_outlier`]), so that a pass the machine disturbed is what keeps it undecided.
-pub fn outlier_repeats(records: &[Record], baseline: &str, margin: Option<f64>) -> Vec<OutlierRepeat> {
+pub fn outlier_repeats(
+    records: &[Record],
+    baseline: &str,
+    margin: Option<f64>,
+) -> Vec<OutlierRepeat> {
     let mut by_pass: BTreeMap<usize, OutlierRepeat> = BTreeMap::new();
     for (base, cell) in cells(records, baseline) {
         if compare(base, cell, margin).verdict != Verdict::Unstable {
@@ -143,7 +156,11 @@ pub fn judge_outliers(
             let others = records
                 .iter()
                 .find(|r| r.id == *id && r.metric == *metric)
-                .zip(records.iter().find(|r| r.id == base_id && r.metric == *metric))
+                .zip(
+                    records
+                        .iter()
+                        .find(|r| r.id == base_id && r.metric == *metric),
+                )
                 .and_then(|(c, b)| ratios(b, c));
             let (Some(again_ratio), Some(mut ratios)) = (again_ratio, others) else {
                 continue;
@@ -258,7 +275,11 @@ mod tests {
         values
             .iter()
             .map(|(implementation, v)| {
-                Record::new(BenchId::new("op", implementation, "small"), Metric::NsPerOp, *v)
+                Record::new(
+                    BenchId::new("op", implementation, "small"),
+                    Metric::NsPerOp,
+                    *v,
+                )
             })
             .collect()
     }
@@ -302,8 +323,14 @@ mod tests {
         let undecided = decidable_cells(&combined, "base", None, 16);
         assert_eq!(undecided.len(), 1);
         assert_eq!(undecided["op/small"], ["flip"]);
-        assert_eq!(case_argument("op/small", &undecided["op/small"]), "op/small=flip");
-        assert!(decidable_cells(&combined, "base", None, 8).is_empty(), "no added passes");
+        assert_eq!(
+            case_argument("op/small", &undecided["op/small"]),
+            "op/small=flip"
+        );
+        assert!(
+            decidable_cells(&combined, "base", None, 8).is_empty(),
+            "no added passes"
+        );
 
         // Measured again with the same seed: the machine's (not an outlier again) …
         let again = pass(&[("base", 10.0), ("flip", 7.2), ("noisy", 9.0), ("fast", 5.0)]);
@@ -315,10 +342,19 @@ mod tests {
         let mut fourth = passes[3].clone();
         replace_cases(&mut fourth, &replaced, &again);
         assert_eq!(fourth.len(), 4);
-        assert!(fourth.iter().any(|r| r.id.implementation == "flip" && r.value == 7.2));
+        assert!(
+            fourth
+                .iter()
+                .any(|r| r.id.implementation == "flip" && r.value == 7.2)
+        );
 
         // … or the placement's (the outlier reappears): kept.
-        let again = pass(&[("base", 10.0), ("flip", 16.5), ("noisy", 9.0), ("fast", 5.0)]);
+        let again = pass(&[
+            ("base", 10.0),
+            ("flip", 16.5),
+            ("noisy", 9.0),
+            ("fast", 5.0),
+        ]);
         let (replaced, judged) = judge_outliers(&combined, "base", &plan[0], 42, &again);
         assert!(replaced.is_empty());
         assert_eq!(judged[0].outcome, RepeatOutcome::Placement);

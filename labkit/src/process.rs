@@ -132,8 +132,18 @@ impl Disturbance {
             push(STEAL_SHARE, stolen / (wall * cores).max(f64::MIN_POSITIVE));
         }
         let fields = [
-            (INVOLUNTARY_SWITCHES, self.switches, "/proc/self/status", "nonvoluntary_ctxt_switches:"),
-            (MIGRATIONS, self.migrations, "/proc/self/sched", "se.nr_migrations"),
+            (
+                INVOLUNTARY_SWITCHES,
+                self.switches,
+                "/proc/self/status",
+                "nonvoluntary_ctxt_switches:",
+            ),
+            (
+                MIGRATIONS,
+                self.migrations,
+                "/proc/self/sched",
+                "se.nr_migrations",
+            ),
         ];
         for (event, before, file, field) in fields {
             if let (Some(before), Some(after)) = (before, read_field(file, field)) {
@@ -171,7 +181,8 @@ fn field_value(text: &str, field: &str) -> Option<u64> {
 mod tests {
     #[test]
     fn disturbance_fields_are_read_from_procs_formats() {
-        let stat = "cpu  1242700 0 345569 936027 6516 0 57234 45903 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
+        let stat =
+            "cpu  1242700 0 345569 936027 6516 0 57234 45903 0 0\ncpu0 1 2 3 4 5 6 7 8 9 10\n";
         assert_eq!(steal_ticks(stat), Some(45903));
         assert_eq!(steal_ticks("intr 1 2"), None);
         let sched = "se.exec_start      :    1.0\nse.nr_migrations                             :                    3\n";
@@ -181,7 +192,11 @@ mod tests {
         assert_eq!(field_value(status, "missing"), None);
         // On this machine's kernel the files exist: a stretch gives its three records.
         let records = Disturbance::start().records();
-        assert!(records.iter().all(|r| r.id == disturbance_id() && r.value >= 0.0));
+        assert!(
+            records
+                .iter()
+                .all(|r| r.id == disturbance_id() && r.value >= 0.0)
+        );
     }
 
     use super::*;

@@ -557,7 +557,14 @@ mod tests {
             out.starts_with("| Case | base (baseline) | base again (A/A) | fast |"),
             "{out}"
         );
-        assert!(out.contains("0.50× −50.0 % faster (6/6)"), "{out}");
+        assert!(
+            out.contains("0.50× [0.50–0.50] −50.0 % faster (6/6)"),
+            "{out}"
+        );
+        assert!(
+            out.contains("1.00× [0.95–1.05] +0.1 % unstable"),
+            "the ratio's interval: {out}"
+        );
         assert!(out.contains("unstable (3/6)"), "{out}");
         let without = set(vec![timed("base", 40.0, 1.0)]);
         let out = comparison_table(&without, Metric::NsPerOp, &rows, &["base", "fast"]).render();

@@ -56,7 +56,7 @@ pub fn detections(
         .collect()
 }
 
-fn percent(n: usize, of: usize) -> String {
+fn share(n: usize, of: usize) -> String {
     if of == 0 {
         "—".into()
     } else {
@@ -66,10 +66,18 @@ fn percent(n: usize, of: usize) -> String {
 
 /// The power paragraph: per slowed twin, on single-threaded and on concurrent rows, how often it
 /// was called slower; and the single-threaded rows that did not detect the largest slowdown.
-pub fn power_text(set: &ResultSet, baseline: &str, single_threaded: &dyn Fn(&BenchId) -> bool) -> String {
+pub fn power_text(
+    set: &ResultSet,
+    baseline: &str,
+    single_threaded: &dyn Fn(&BenchId) -> bool,
+) -> String {
     let single = detections(set, baseline, single_threaded);
     let concurrent = detections(set, baseline, |id| !single_threaded(id));
-    if single.iter().chain(&concurrent).all(|(_, d, _)| d.rows == 0) {
+    if single
+        .iter()
+        .chain(&concurrent)
+        .all(|(_, d, _)| d.rows == 0)
+    {
         return "No slowed twin was measured in this run.".into();
     }
     let mut table = Table::new()
@@ -80,8 +88,18 @@ pub fn power_text(set: &ResultSet, baseline: &str, single_threaded: &dyn Fn(&Ben
     for ((percent, s, _), (_, c, _)) in single.iter().zip(&concurrent) {
         table.row(vec![
             format!("{percent} %"),
-            format!("{} of {} ({})", s.detected, s.rows, percent(s.detected, s.rows)),
-            format!("{} of {} ({})", c.detected, c.rows, percent(c.detected, c.rows)),
+            format!(
+                "{} of {} ({})",
+                s.detected,
+                s.rows,
+                share(s.detected, s.rows)
+            ),
+            format!(
+                "{} of {} ({})",
+                c.detected,
+                c.rows,
+                share(c.detected, c.rows)
+            ),
             (s.wrong_way + c.wrong_way).to_string(),
         ]);
     }
@@ -122,7 +140,8 @@ pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
         .column("CPU time stolen", Align::Right)
         .column("involuntary context switches", Align::Right)
         .column("CPU migrations", Align::Right);
-    let count = |values: &[f64], i: usize| values.get(i).map_or("—".into(), |v| format!("{v:.0}"));
+    let count =
+        |values: &[f64], i: usize| values.get(i).map_or("—".into(), |v| format!("{v:.0}"));
     for (i, share) in steal.iter().enumerate() {
         table.row(vec![
             (i + 1).to_string(),
@@ -238,13 +257,30 @@ mod tests {
         ]);
         let single = |id: &BenchId| id.parameter == "small";
         let found = detections(&set, "base", single);
-        assert_eq!(found[0].1, Detection { rows: 1, detected: 0, wrong_way: 0 });
+        assert_eq!(
+            found[0].1,
+            Detection {
+                rows: 1,
+                detected: 0,
+                wrong_way: 0
+            }
+        );
         assert_eq!(found[0].2, [BenchId::new("op", "base", "small")]);
-        assert_eq!(found[1].1, Detection { rows: 1, detected: 1, wrong_way: 0 });
+        assert_eq!(
+            found[1].1,
+            Detection {
+                rows: 1,
+                detected: 1,
+                wrong_way: 0
+            }
+        );
         let shared = detections(&set, "base", |id| !single(id));
         assert_eq!(shared[1].1.wrong_way, 1);
         let text = power_text(&set, "base", &single);
-        assert!(text.contains("| 10 % | 1 of 1 (100.0 %) | 0 of 1 (0.0 %) | 1 |"), "{text}");
+        assert!(
+            text.contains("| 10 % | 1 of 1 (100.0 %) | 0 of 1 (0.0 %) | 1 |"),
+            "{text}"
+        );
         assert!(!text.contains("did not detect a 10 %"), "{text}");
         assert!(power_text(&ResultSet::of(vec![]), "base", &single).contains("No slowed twin"));
     }
@@ -290,8 +326,17 @@ mod tests {
             },
         ];
         let text = repeats_text(&set);
-        assert!(text.contains("1 disturbed passes") && text.contains("1 repeats less"), "{text}");
-        assert!(text.contains("replaced it: 1; it reappeared, so it is the placement's and stays: 1"), "{text}");
-        assert!(text.contains("| `op/fast/small` (ns/op) | 7 of 0 (106) | 1.21× | 1.19× |"), "{text}");
+        assert!(
+            text.contains("1 disturbed passes") && text.contains("1 repeats less"),
+            "{text}"
+        );
+        assert!(
+            text.contains("replaced it: 1; it reappeared, so it is the placement's and stays: 1"),
+            "{text}"
+        );
+        assert!(
+            text.contains("| `op/fast/small` (ns/op) | 7 of 0 (106) | 1.21× | 1.19× |"),
+            "{text}"
+        );
     }
 }

@@ -7,9 +7,9 @@ mod binaries;
 mod collect;
 mod labs;
 mod output;
+mod passes;
 mod process;
 mod revision;
-mod passes;
 mod stages;
 
 use std::path::PathBuf;

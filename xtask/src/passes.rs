@@ -173,7 +173,11 @@ pub fn time_passes(
     // Binaries linked for another run's seeds must not stand in for this run's.
     if let Ok(entries) = std::fs::read_dir(work) {
         for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with("time-link-") {
+            if entry
+                .file_name()
+                .to_string_lossy()
+                .starts_with("time-link-")
+            {
                 let _ = std::fs::remove_file(entry.path());
             }
         }
@@ -207,7 +211,9 @@ pub fn time_passes(
         repeat_disturbed(&mut runner, &mut passes, &mut repeats)?;
         let baseline = lab.implementations()[0];
         let margin = |records: &[Record]| {
-            run_margin(records, baseline, &twin(baseline), |id| single_threaded(lab, id))
+            run_margin(records, baseline, &twin(baseline), |id| {
+                single_threaded(lab, id)
+            })
         };
         let combined = combine_passes(&passes);
         for plan in outlier_repeats(&combined, baseline, margin(&combined)) {
@@ -246,8 +252,9 @@ pub fn time_passes(
     })();
     let records = combine_passes(&passes);
     let baseline = lab.implementations()[0];
-    runner.method.same_within =
-        run_margin(&records, baseline, &twin(baseline), |id| single_threaded(lab, id));
+    runner.method.same_within = run_margin(&records, baseline, &twin(baseline), |id| {
+        single_threaded(lab, id)
+    });
     TimedPasses {
         method: runner.method,
         ran,

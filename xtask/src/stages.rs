@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use anyhow::{Context, Result, anyhow};
+use anyhow::{Result, anyhow};
 use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
 use labkit::record::{LinkOrder, Metric, PassRepeat, Record, RunMode, TimingMethod, load_records};
 
