@@ -119,12 +119,12 @@ pub fn measure(
         let seconds = stage_started.elapsed().as_secs_f64();
         stage_started = Instant::now();
         let count = found.len();
-        // The timer's own cost belongs to no design: it is kept whatever the filter.
-        records.extend(
-            found
-                .into_iter()
-                .filter(|r| selection.selects(&r.id) || r.metric == Metric::TimerOverheadNs),
-        );
+        // The timer's own cost and the machine's disturbance of a pass belong to no design:
+        // they are kept whatever the filter.
+        records.extend(found.into_iter().filter(|r| {
+            selection.selects(&r.id)
+                || matches!(r.metric, Metric::TimerOverheadNs | Metric::PassDisturbance(_))
+        }));
         match failure {
             None => println!("==> [{name}] stage {n}/3 {what}: {count} records in {seconds:.0} s"),
             Some(e) => {
