@@ -98,7 +98,7 @@ impl Lab for CoalesceLab {
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(200), 60),
+            RunMode::Full => (Duration::from_millis(120), 60),
             RunMode::Quick => (Duration::ZERO, 10),
             RunMode::Smoke => (Duration::ZERO, 2),
         };

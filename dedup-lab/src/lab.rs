@@ -255,7 +255,7 @@ impl Lab for DedupLab {
         match mode {
             RunMode::Smoke => standard,
             _ => Timing {
-                sample: standard.sample * 6,
+                sample: standard.sample * 4,
                 ..standard
             },
         }

@@ -313,7 +313,7 @@ impl Timing {
             RunMode::Full => Self {
                 passes: crate::compare::STANDARD_PASSES,
                 extended_passes: 2 * crate::compare::STANDARD_PASSES,
-                rounds: 15,
+                rounds: 9,
                 sample: Duration::from_millis(3),
                 profile_ops: 200_000,
             },

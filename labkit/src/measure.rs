@@ -511,11 +511,19 @@ fn pass_case(
         names.retain(|(name, _)| name == baseline || only.contains(name));
     }
     placement.shuffle(&mut names);
+    let references = implementations
+        .first()
+        .map_or_else(Vec::new, |b| crate::lab::reference_cells(b));
     let mut cells = Vec::with_capacity(names.len());
     for (name, implementation) in names {
         placement.spacer();
         let mut run = open_timed(lab, implementation, case)?;
-        let ops = calibrate(&mut run, &experiment, parameter.min_ops, timing.sample);
+        // Reference cells take the baseline's operations below.
+        let ops = if references.contains(&name) {
+            0
+        } else {
+            calibrate(&mut run, &experiment, parameter.min_ops, timing.sample)
+        };
         let slowed_by = slowed_twin_of(&name).map_or(0, |(_, percent)| percent);
         cells.push(Cell {
             name,
@@ -526,6 +534,27 @@ fn pass_case(
             latencies: Latencies::default(),
             events: Events::default(),
         });
+    }
+    // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
+    // a twin could land on another power of two of operations and amortise a concurrent
+    // sample's fixed costs (spawning, joining) differently, a difference of work, not placement.
+    // Their warm-up is one sample's worth of that work (calibrating warms the others up).
+    let baseline_ops = cells
+        .iter()
+        .find(|c| implementations.first() == Some(&c.name.as_str()))
+        .map(|c| c.ops);
+    for cell in cells.iter_mut().filter(|c| references.contains(&c.name)) {
+        match baseline_ops {
+            Some(ops) => {
+                cell.ops = ops;
+                if !timing.sample.is_zero() {
+                    (cell.run)(ops, &mut ());
+                }
+            }
+            None => {
+                cell.ops = calibrate(&mut cell.run, &experiment, parameter.min_ops, timing.sample)
+            }
+        }
     }
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
     let mut order: Vec<usize> = (0..cells.len()).collect();

@@ -2,7 +2,9 @@
 //! the machine disturbed (run again whole), which cells have one pass whose ratio to the baseline
 //! is an outlier against the others (that pass run again on their cases with the **same seed**:
 //! an outlier that reappears is the placement's, one that does not was the machine's), and which
-//! undecided cells more passes can still decide ([`crate::compare::agreeing_needed`]).
+//! undecided cells more passes can still decide ([`crate::compare::agreeing_needed`]). A cell
+//! whose outlier pass was replaced gets the added passes too and is decided by their rule only,
+//! so that re-drawing a disagreeing pass cannot raise the false-positive rate.
 //!
 //! The functions here only plan and judge; the driver runs the passes.
 

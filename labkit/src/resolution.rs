@@ -182,7 +182,9 @@ pub fn repeats_text(set: &ResultSet) -> String {
         "{disturbances}Passes run again with their own seed: {} disturbed passes (the machine stole CPU \
          time; {} repeats less disturbed and kept), {} outlier repeats of a case (the outlier \
          did not reappear, so it was the machine's, and the repeat replaced it: {}; it \
-         reappeared, so it is the placement's and stays: {}; mixed: {}).",
+         reappeared, so it is the placement's and stays: {}; mixed: {}). A cell whose pass \
+         was replaced is decided only with the added passes, by their rule: a re-drawn pass \
+         alone never turns a disagreement into a verdict.",
         set.repeats
             .iter()
             .filter(|r| !matches!(r.reason, RepeatReason::Outlier))

@@ -4,6 +4,7 @@
 //! [`labkit::passes`] plans them from their records: the disturbed passes again, the outlier
 //! passes again on their cases with the same seed, and more passes for the undecided cells.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
@@ -11,11 +12,11 @@ use anyhow::{Context, Result, anyhow};
 use labkit::compare::run_margin;
 use labkit::lab::{Lab, single_threaded, twin};
 use labkit::passes::{
-    case_argument, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
+    case_argument, case_of, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
     replace_cases, steal_share,
 };
 use labkit::record::{
-    LinkOrder, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode, TimingMethod,
+    BenchId, LinkOrder, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode, TimingMethod,
     combine_passes, load_records,
 };
 
@@ -215,22 +216,38 @@ pub fn time_passes(
                 single_threaded(lab, id)
             })
         };
+        let extends = timing.extended_passes > timing.passes;
         let combined = combine_passes(&passes);
-        for plan in outlier_repeats(&combined, baseline, margin(&combined)) {
+        // A repeat that replaces an outlier re-draws one disagreeing pass, which would raise
+        // the false-positive rate if it could decide a cell alone: a cell with a replaced pass
+        // is decided only with the added passes, so a run that adds none repeats no outliers.
+        let mut replaced_cells = Vec::new();
+        let plans = if extends {
+            outlier_repeats(&combined, baseline, margin(&combined))
+        } else {
+            Vec::new()
+        };
+        for plan in plans {
             let seed = first_seed + plan.pass as u64;
             let cases: Vec<String> = plan.cases.keys().cloned().collect();
             let again = runner.run(seed, &cases)?;
             let (replaced, judged) = judge_outliers(&combined, baseline, &plan, seed, &again);
             replace_cases(&mut passes[plan.pass], &replaced, &again);
+            for case in &replaced {
+                replaced_cells.extend(plan.cases[case].iter().map(|(id, ..)| id.clone()));
+            }
             repeats.extend(judged);
         }
         let combined = combine_passes(&passes);
-        let decidable = decidable_cells(
+        let mut decidable = decidable_cells(
             &combined,
             baseline,
             margin(&combined),
             timing.extended_passes,
         );
+        if extends {
+            add_cells(&mut decidable, &replaced_cells);
+        }
         if !decidable.is_empty() {
             let cells: usize = decidable.values().map(Vec::len).sum();
             println!(
@@ -260,6 +277,16 @@ pub fn time_passes(
         ran,
         records,
         repeats,
+    }
+}
+
+/// `cells` added to the cases and implementations the added passes measure.
+fn add_cells(decidable: &mut BTreeMap<String, Vec<String>>, cells: &[BenchId]) {
+    for id in cells {
+        let implementations = decidable.entry(case_of(id)).or_default();
+        if !implementations.contains(&id.implementation) {
+            implementations.push(id.implementation.clone());
+        }
     }
 }
 

@@ -123,7 +123,10 @@ pub fn measure(
         // they are kept whatever the filter.
         records.extend(found.into_iter().filter(|r| {
             selection.selects(&r.id)
-                || matches!(r.metric, Metric::TimerOverheadNs | Metric::PassDisturbance(_))
+                || matches!(
+                    r.metric,
+                    Metric::TimerOverheadNs | Metric::PassDisturbance(_)
+                )
         }));
         match failure {
             None => println!("==> [{name}] stage {n}/3 {what}: {count} records in {seconds:.0} s"),
