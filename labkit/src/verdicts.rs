@@ -14,7 +14,21 @@ use crate::table::{Align, Table};
 const MODEL_TOLERANCE: f64 = 0.02;
 
 /// The wall-time metrics verdicts are taken on.
-const TIMED: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];
+/// The per-pass metrics whose verdicts the trust section counts: the wall times, and the tail
+/// (each pass's p99, under the same rules).
+const TIMED: [Metric; 3] = [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP99Ns];
+
+/// The wall-time metrics whose repeats `cargo xtask rerun` counts first; the tail apart.
+pub const WALL_TIME: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];
+pub const TAIL: [Metric; 1] = [Metric::LatencyP99Ns];
+
+/// A tally row's name for `metric`.
+fn metric_label(metric: Metric) -> &'static str {
+    match metric {
+        Metric::LatencyP99Ns => "p99 latency",
+        m => m.unit(),
+    }
+}
 
 /// Counts of verdicts over a group of cells, and how far each cell's per-pass ratios spread.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -128,7 +142,10 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
             };
             groups[group].1.add(base, cell, margin);
         }
-        extended += groups.iter().map(|(_, t)| t.extended).sum::<usize>();
+        // Cells, not cell metrics: a cell given added passes has them for every metric.
+        if metric == Metric::NsPerOp {
+            extended += groups.iter().map(|(_, t)| t.extended).sum::<usize>();
+        }
         for (who, t) in groups {
             if t.cells == 0 {
                 continue;
@@ -143,7 +160,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
                 format!("{} ({})", t.decisive, t.percent(t.decisive))
             };
             table.row(vec![
-                format!("{who}, {}", metric.unit()),
+                format!("{who}, {}", metric_label(metric)),
                 t.cells.to_string(),
                 observed,
                 t.same.to_string(),
@@ -336,22 +353,32 @@ pub struct Rerun {
     /// Of the decisive ones, `same` in the first run, and `same` again.
     pub same: usize,
     pub same_repeated: usize,
-    /// Design cells (ns/op) measured in both runs, and how many moved their median per-pass
-    /// ratio to the baseline by more than 5 % and by more than 10 %.
+    /// Design cells measured in both runs (on the first of the metrics: ns/op, or p99), and how
+    /// many moved their median per-pass ratio to the baseline by more than 5 % and by more than
+    /// 10 %.
     pub effect_cells: usize,
     pub moved_5: usize,
     pub moved_10: usize,
+    /// The same on the single-threaded rows alone.
+    pub single_effect_cells: usize,
+    pub single_moved_5: usize,
 }
 
-/// Every decisive verdict of `first` (each candidate and the A/A twin against `baseline`, on
-/// every wall-time metric, each run with its own margin) looked up in `second`; the slowed twins,
-/// which measure power, are left out.
-pub fn rerun(first: &ResultSet, second: &ResultSet, baseline: &str) -> Rerun {
+/// Every decisive verdict of `first` on `metrics` (each candidate and the A/A twin against
+/// `baseline`, each run with its own margin) looked up in `second`; the slowed twins, which
+/// measure power, are left out.
+pub fn rerun(
+    first: &ResultSet,
+    second: &ResultSet,
+    baseline: &str,
+    metrics: &[Metric],
+    single_threaded: &dyn Fn(&BenchId) -> bool,
+) -> Rerun {
     let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Same);
     let margin = |set: &ResultSet| set.timing.and_then(|t| t.same_within);
     let twin = twin(baseline);
     let mut outcome = Rerun::default();
-    for cell in first.records.iter().filter(|r| TIMED.contains(&r.metric)) {
+    for cell in first.records.iter().filter(|r| metrics.contains(&r.metric)) {
         let name = cell.id.implementation.as_str();
         if name == baseline || slowed_twin_of(name).is_some() {
             continue;
@@ -364,7 +391,7 @@ pub fn rerun(first: &ResultSet, second: &ResultSet, baseline: &str) -> Rerun {
             .find(&cell.id, cell.metric)
             .zip(baseline_of(second, baseline, cell))
             .map(|(cell, base)| compare(base, cell, margin(second)));
-        if cell.metric == Metric::NsPerOp
+        if metrics.first() == Some(&cell.metric)
             && name != twin
             && let Some(again) = again
             && c.agreement.is_some()
@@ -374,6 +401,10 @@ pub fn rerun(first: &ResultSet, second: &ResultSet, baseline: &str) -> Rerun {
             let moved = (again.ratio / c.ratio - 1.0).abs();
             outcome.moved_5 += usize::from(moved > 0.05);
             outcome.moved_10 += usize::from(moved > 0.10);
+            if single_threaded(&cell.id) {
+                outcome.single_effect_cells += 1;
+                outcome.single_moved_5 += usize::from(moved > 0.05);
+            }
         }
         if !decisive(c.verdict) {
             continue;
@@ -482,7 +513,7 @@ mod tests {
             passes("noisy", &[5.0; 6]),
             passes("steady", &[5.0; 6]),
         ]);
-        let outcome = rerun(&first, &second, "base");
+        let outcome = rerun(&first, &second, "base", &WALL_TIME, &|_| true);
         assert_eq!(
             outcome,
             Rerun {
@@ -496,6 +527,8 @@ mod tests {
                 effect_cells: 5,
                 moved_5: 4,
                 moved_10: 4,
+                single_effect_cells: 5,
+                single_moved_5: 4,
             },
             "the slowed twin is left out"
         );
@@ -512,6 +545,8 @@ mod tests {
             &with_margin(vec![passes("base", &BASE), even()]),
             &with_margin(vec![passes("base", &BASE), even()]),
             "base",
+            &WALL_TIME,
+            &|_| false,
         );
         assert_eq!(
             (
