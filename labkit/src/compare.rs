@@ -5,8 +5,9 @@
 //! everything a re-run changes (process, code order, stack and heap offsets, case order). Three
 //! outcomes are decisive:
 //!
-//! - `same (±δ)`: the distribution-free interval of the median per-pass ratio (at least 95 %)
-//!   lies within `1 ± δ`, where δ is the run's own A/A resolution ([`same_within`]);
+//! - `same (±δ)`: the distribution-free interval of the median per-pass ratio (at least 92 %,
+//!   [`crate::paired::pass_interval`]) lies within `1 ± δ`, where δ is the run's own A/A
+//!   resolution ([`same_within`]);
 //! - faster or slower: at least [`agreeing_needed`] of the passes point that way, a sign test
 //!   whose nominal false-positive rate ([`nominal_false_positive_rate`]) stays at most
 //!   [`DECISION_LEVEL`] over the whole sequence (the [`STANDARD_PASSES`] every cell gets, and
@@ -15,7 +16,7 @@
 //!
 //! Records without passes but with intervals compare by interval overlap; exact counts by value.
 
-use crate::paired::{binomial, median_interval};
+use crate::paired::{binomial, pass_interval};
 use crate::record::{BenchId, Interval, Metric, Record, ResultSet};
 
 /// The verdict of one candidate against the baseline.
@@ -123,7 +124,7 @@ pub fn run_margin(
                 baseline,
                 &cell.id.parameter,
             ))?;
-            median_interval(&pass_ratios(base, cell)?)
+            pass_interval(&pass_ratios(base, cell)?)
         })
         .collect();
     same_within(&intervals)
@@ -192,7 +193,7 @@ fn by_passes(ratios: &[f64], higher_better: bool, same_within: Option<f64>) -> C
     let below = ratios.iter().filter(|r| **r < 1.0).count();
     let above = ratios.iter().filter(|r| **r > 1.0).count();
     let n = ratios.len();
-    let interval = median_interval(ratios);
+    let interval = pass_interval(ratios);
     let (better, worse) = if higher_better {
         (Verdict::Worse, Verdict::Better)
     } else {

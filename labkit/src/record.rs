@@ -311,9 +311,10 @@ impl Record {
     }
 
     /// A record summarising per-pass values: their median, the distribution-free interval of
-    /// that median when there are enough passes for one, and the passes themselves.
+    /// that median ([`crate::paired::pass_interval`]) when there are enough passes for one, and
+    /// the passes themselves.
     pub fn from_passes(id: BenchId, metric: Metric, passes: Vec<f64>) -> Self {
-        let estimate = crate::paired::median_estimate(&passes);
+        let estimate = crate::paired::pass_estimate(&passes);
         let mut record = Self::new(id, metric, crate::paired::median(&passes));
         record.interval = estimate.map(|e| e.interval);
         record.passes = Some(passes);
