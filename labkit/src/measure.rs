@@ -518,12 +518,11 @@ fn pass_case(
     for (name, implementation) in names {
         placement.spacer();
         let mut run = open_timed(lab, implementation, case)?;
-        // Reference cells take the baseline's operations below.
-        let ops = if references.contains(&name) {
-            0
-        } else {
-            calibrate(&mut run, &experiment, parameter.min_ops, timing.sample)
-        };
+        // Every cell is calibrated, the reference cells too: calibrating is also the warm-up,
+        // and a steady runner's state follows the work it has done, so a twin warmed up any
+        // other way is no longer the baseline again (measured: with one warm-up sample instead,
+        // 3 of 59 pending-ack A/A twins came out faster or slower, in all 8 passes).
+        let ops = calibrate(&mut run, &experiment, parameter.min_ops, timing.sample);
         let slowed_by = slowed_twin_of(&name).map_or(0, |(_, percent)| percent);
         cells.push(Cell {
             name,
@@ -538,22 +537,13 @@ fn pass_case(
     // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
     // a twin could land on another power of two of operations and amortise a concurrent
     // sample's fixed costs (spawning, joining) differently, a difference of work, not placement.
-    // Their warm-up is one sample's worth of that work (calibrating warms the others up).
     let baseline_ops = cells
         .iter()
         .find(|c| implementations.first() == Some(&c.name.as_str()))
         .map(|c| c.ops);
-    for cell in cells.iter_mut().filter(|c| references.contains(&c.name)) {
-        match baseline_ops {
-            Some(ops) => {
-                cell.ops = ops;
-                if !timing.sample.is_zero() {
-                    (cell.run)(ops, &mut ());
-                }
-            }
-            None => {
-                cell.ops = calibrate(&mut cell.run, &experiment, parameter.min_ops, timing.sample)
-            }
+    if let Some(ops) = baseline_ops {
+        for cell in cells.iter_mut().filter(|c| references.contains(&c.name)) {
+            cell.ops = ops;
         }
     }
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
