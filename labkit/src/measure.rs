@@ -380,20 +380,35 @@ impl Placement {
     }
 }
 
-/// Operations per sample of `run`: doubled from the parameter's minimum until a sample's timed
-/// part lasts `target`, or a whole sample (with untimed restores and warm-up) four times that,
-/// within the experiment's cap. The runs also warm the cell up. A zero target runs nothing: every
-/// sample is the parameter's minimum (a lab whose minimum is already a whole load run).
+/// Operations per sample of `run`, so that a sample's timed part lasts about `target`: grown from
+/// the parameter's minimum by the factor the last run asks for (2× to 16× a step) until a run's
+/// timed part lasts at least half of `target`, then scaled to `target` from that run; growth also
+/// stops once a whole run (with untimed restores and warm-up) takes four times `target` (it is not
+/// scaled up then), and at the experiment's cap. The runs warm the cell up, the last at about the
+/// sample's size. A zero target runs nothing: every sample is the parameter's minimum (a lab
+/// whose minimum is already a whole load run).
 fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
-    let mut ops = experiment.cap(min_ops.max(1));
+    let min = experiment.cap(min_ops.max(1));
+    let mut ops = min;
     if target.is_zero() {
         return ops;
     }
     loop {
         let started = Instant::now();
         let timed = run(ops, &mut ());
-        let next = experiment.cap(ops * 2);
-        if timed >= target || started.elapsed() >= target * 4 || next == ops {
+        let restores_dominate = started.elapsed() >= target * 4;
+        let wanted = target.as_secs_f64() / timed.as_secs_f64().max(1e-9);
+        if timed * 2 >= target || restores_dominate {
+            let factor = if restores_dominate {
+                wanted.min(1.0)
+            } else {
+                wanted
+            };
+            let scaled = (ops as f64 * factor).round() as u64;
+            return experiment.cap(scaled.max(min));
+        }
+        let next = experiment.cap((ops as f64 * wanted.clamp(2.0, 16.0)).ceil() as u64);
+        if next == ops {
             return ops;
         }
         ops = next;
@@ -535,8 +550,8 @@ fn pass_case(
         });
     }
     // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
-    // a twin could land on another power of two of operations and amortise a concurrent
-    // sample's fixed costs (spawning, joining) differently, a difference of work, not placement.
+    // a twin could land on another number of operations and amortise a concurrent sample's
+    // fixed costs (spawning, joining) differently, a difference of work, not placement.
     let baseline_ops = cells
         .iter()
         .find(|c| implementations.first() == Some(&c.name.as_str()))
@@ -921,13 +936,19 @@ mod tests {
     }
 
     #[test]
-    fn calibration_doubles_until_the_target_within_the_cap() {
+    fn calibration_reaches_the_target_from_the_minimum_within_the_cap() {
         let e = experiment(&TINY, "op").unwrap();
-        let mut run: TimedRun = Box::new(|ops, _| Duration::from_nanos(ops));
+        let runs = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let seen = Arc::clone(&runs);
+        let mut run: TimedRun = Box::new(move |ops, _| {
+            seen.lock().unwrap().push(ops);
+            Duration::from_nanos(ops)
+        });
         // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
-        // part and the cap stop the doubling.
+        // part and the cap stop the growth: 16× a step, then scaled to the target.
         let target = Duration::from_micros(100);
-        assert_eq!(calibrate(&mut run, &e, 1, target), 131_072);
+        assert_eq!(calibrate(&mut run, &e, 1, target), 100_000);
+        assert_eq!(*runs.lock().unwrap(), [1, 16, 256, 4_096, 65_536]);
         let mut never: TimedRun = Box::new(|_, _| panic!("a zero target runs nothing"));
         assert_eq!(calibrate(&mut never, &e, 7, Duration::ZERO), 7);
         assert_eq!(
@@ -935,11 +956,22 @@ mod tests {
             100_000,
             "from the minimum"
         );
+        assert_eq!(
+            calibrate(&mut run, &e, 300_000, target),
+            300_000,
+            "never below the minimum"
+        );
         let capped = Experiment {
             max_ops: Some(10),
-            ..e
+            ..e.clone()
         };
         assert_eq!(calibrate(&mut run, &capped, 1, target), 10);
+        // A run whose untimed restores take four times the target is not scaled up.
+        let mut restoring: TimedRun = Box::new(|ops, _| {
+            std::thread::sleep(Duration::from_micros(400));
+            Duration::from_nanos(ops)
+        });
+        assert_eq!(calibrate(&mut restoring, &e, 3, target), 3);
     }
 
     #[test]
