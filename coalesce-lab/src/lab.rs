@@ -94,11 +94,13 @@ impl Lab for CoalesceLab {
 
     // A sample is a load run: one per cell and pass, long enough for many requests. A quick run
     // does not calibrate: each sample is a scenario's minimum run (every user at least once, the
-    // overload's five rounds), which keeps it within 90 s.
+    // overload's five rounds), which keeps it within 90 s. An allocation run is 30 requests (at
+    // least every user once), repeated after its warm-up runs: at 60, the 16 MiB scenarios' runs
+    // took most of the lab's allocation stage.
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(120), 60),
+            RunMode::Full => (Duration::from_millis(120), 30),
             RunMode::Quick => (Duration::ZERO, 10),
             RunMode::Smoke => (Duration::ZERO, 2),
         };
