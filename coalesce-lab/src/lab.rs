@@ -247,6 +247,10 @@ impl Window for ServerEdges<'_> {
     fn latencies(&self) -> Option<Arc<LatencySink>> {
         self.window.latencies()
     }
+
+    fn count(&mut self, event: EventName, n: u64) {
+        self.window.count(event, n);
+    }
 }
 
 #[cfg(test)]

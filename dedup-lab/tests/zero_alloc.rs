@@ -29,6 +29,10 @@ impl Window for BlocksInWindow {
     fn close(&mut self) {
         self.after = Some(dhat::HeapStats::get().total_blocks);
     }
+    fn latencies(&self) -> Option<std::sync::Arc<labkit::latency::LatencySink>> {
+        None
+    }
+    fn count(&mut self, _: labkit::record::EventName, _: u64) {}
 }
 
 struct SteadyState {

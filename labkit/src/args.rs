@@ -62,13 +62,6 @@ impl RunArgs {
         Ok(parsed)
     }
 
-    /// Whether `name`, one of the names of a dimension (implementations, shapes, ...), is
-    /// selected: a dimension none of whose names was given is not filtered.
-    pub fn selects(&self, dimension: &[&str], name: &str) -> bool {
-        let filtered = self.filters.iter().any(|f| dimension.contains(&f.as_str()));
-        !filtered || self.filters.iter().any(|f| f == name)
-    }
-
     /// This run's mode: smoke (`--test`), quick, or full.
     pub fn mode(&self) -> crate::record::RunMode {
         use crate::record::RunMode;
@@ -83,17 +76,6 @@ impl RunArgs {
             quick
         } else {
             full
-        }
-    }
-
-    /// An error naming the first filter that is not in `valid`, listing the valid names.
-    pub fn check_filters(&self, valid: &[&str]) -> Result<(), String> {
-        match self.filters.iter().find(|f| !valid.contains(&f.as_str())) {
-            Some(unknown) => Err(format!(
-                "unknown name `{unknown}`; valid: {}",
-                valid.join(", ")
-            )),
-            None => Ok(()),
         }
     }
 }
@@ -117,20 +99,7 @@ mod tests {
         let a = parse(&["--bench", "--quick", "--out", "x.json", "atomic-slot"]).unwrap();
         assert!(a.quick && !a.test);
         assert_eq!(a.out.as_deref(), Some(std::path::Path::new("x.json")));
-        let impls = ["atomic-slot", "topic-mutex"];
-        assert!(a.selects(&impls, "atomic-slot"));
-        assert!(!a.selects(&impls, "topic-mutex"));
-        assert!(
-            a.selects(&["single", "shared-2"], "single"),
-            "shapes not filtered"
-        );
-        assert!(parse(&[]).unwrap().selects(&impls, "topic-mutex"));
-        assert!(a.check_filters(&impls).is_ok());
-        let err = parse(&["spin"]).unwrap().check_filters(&impls).unwrap_err();
-        assert!(
-            err.contains("`spin`") && err.contains("atomic-slot, topic-mutex"),
-            "{err}"
-        );
+        assert_eq!(a.filters, ["atomic-slot"]);
         assert!(parse(&["--out"]).unwrap_err().contains("--out"));
         assert_eq!(parse(&["--seed", "7"]).unwrap().seed, 7);
         assert!(parse(&["--seed", "-1"]).unwrap_err().contains("not `-1`"));

@@ -1,7 +1,7 @@
 //! Retained heap footprint: the live-bytes delta across building a structure, measured with the
 //! counting allocator, the Rust analogue of JOL's `GraphLayout.totalSize()`.
 
-use crate::alloc::{AllocDelta, AllocSnapshot, installed};
+use crate::alloc::AllocDelta;
 use crate::record::{BenchId, Metric, Record};
 
 /// Heap retained by a structure.
@@ -29,37 +29,4 @@ impl Retained {
             Record::new(id, Metric::RetainedUsableBytes, self.usable_bytes as f64),
         ]
     }
-}
-
-/// Errors of the footprint probe.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum FootprintError {
-    /// The binary did not install `labkit::alloc::CountingAlloc`.
-    AllocatorNotInstalled,
-}
-
-impl std::fmt::Display for FootprintError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Self::AllocatorNotInstalled => write!(
-                f,
-                "labkit::alloc::CountingAlloc is not the global allocator of this binary"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for FootprintError {}
-
-/// Builds a structure with `build`, then returns it with the heap it retains. Temporaries that
-/// `build` frees before returning are not counted. Run it on a quiet process: allocations by
-/// other threads during `build` would be attributed to the structure.
-pub fn retained_by<T>(build: impl FnOnce() -> T) -> Result<(T, Retained), FootprintError> {
-    if !installed() {
-        return Err(FootprintError::AllocatorNotInstalled);
-    }
-    let before = AllocSnapshot::now();
-    let value = build();
-    let retained = Retained::of(&before.delta_to(&AllocSnapshot::now()));
-    Ok((value, retained))
 }

@@ -232,13 +232,12 @@ impl FromStr for BenchCase {
 pub trait Window {
     fn open(&mut self);
     fn close(&mut self);
-    /// Where the measured operations' latencies go, when this run records them.
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        None
-    }
+    /// Where the measured operations' latencies go, when this run records them. No default, nor
+    /// for [`Window::count`]: a window that wraps another must say what it forwards.
+    fn latencies(&self) -> Option<Arc<LatencySink>>;
     /// `n` more of a lab's own events happened during the measured operations (the wall-time
     /// passes report them per 100 operations and per second).
-    fn count(&mut self, _event: EventName, _n: u64) {}
+    fn count(&mut self, event: EventName, n: u64);
 }
 
 /// A window that keeps only what a run counts: for tests of a lab's runners.
@@ -259,6 +258,9 @@ impl EventTally {
 impl Window for EventTally {
     fn open(&mut self) {}
     fn close(&mut self) {}
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
     fn count(&mut self, event: EventName, n: u64) {
         self.0.push((event, n));
     }
@@ -268,6 +270,10 @@ impl Window for EventTally {
 impl Window for () {
     fn open(&mut self) {}
     fn close(&mut self) {}
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    fn count(&mut self, _: EventName, _: u64) {}
 }
 
 /// One implementation prepared on one case.

@@ -59,6 +59,10 @@ impl Window for Profile {
             .flatten();
         self.closed = Some((snapshot, cpu, rss));
     }
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    fn count(&mut self, _: EventName, _: u64) {}
 }
 
 /// The allocation records of `implementation` on `case`.

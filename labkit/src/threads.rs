@@ -101,6 +101,10 @@ mod tests {
         fn close(&mut self) {
             self.at_close = Some(self.done.load(Ordering::SeqCst));
         }
+        fn latencies(&self) -> Option<std::sync::Arc<crate::latency::LatencySink>> {
+            None
+        }
+        fn count(&mut self, _: crate::record::EventName, _: u64) {}
     }
 
     #[test]
