@@ -3,8 +3,8 @@
 //! passes repeated with the same seed, with the placements that kept an outlier listed for anyone
 //! to reproduce.
 
-use crate::compare::{Verdict, compare};
-use crate::lab::{SLOWED_BY, slowed_twin};
+use crate::compare::{Comparison, Verdict, compare};
+use crate::lab::{SLOWED_BY, slowed_twin, twin};
 use crate::record::{BenchId, Metric, RepeatOutcome, RepeatReason, ResultSet};
 use crate::table::{Align, Table};
 
@@ -18,12 +18,13 @@ pub struct Detection {
     pub wrong_way: usize,
 }
 
-/// How each slowed twin fared on the ns/op rows `rows` picks.
+/// How each slowed twin fared on the ns/op rows `rows` picks, with the rows (the baseline's id)
+/// where it was not called slower and its comparison there.
 pub fn detections(
     set: &ResultSet,
     baseline: &str,
     rows: impl Fn(&BenchId) -> bool,
-) -> Vec<(u32, Detection, Vec<BenchId>)> {
+) -> Vec<(u32, Detection, Vec<(BenchId, Comparison)>)> {
     let margin = set.timing.and_then(|t| t.same_within);
     SLOWED_BY
         .iter()
@@ -42,13 +43,14 @@ pub fn detections(
                     continue;
                 };
                 detection.rows += 1;
-                match compare(base, cell, margin).verdict {
+                let comparison = compare(base, cell, margin);
+                match comparison.verdict {
                     Verdict::Worse => detection.detected += 1,
                     Verdict::Better => {
                         detection.wrong_way += 1;
-                        missed.push(base_id);
+                        missed.push((base_id, comparison));
                     }
-                    _ => missed.push(base_id),
+                    _ => missed.push((base_id, comparison)),
                 }
             }
             (percent, detection, missed)
@@ -112,14 +114,51 @@ pub fn power_text(
     if let Some((largest, _, missed)) = single.last()
         && !missed.is_empty()
     {
-        let listed: Vec<String> = missed.iter().map(|id| format!("`{id}`")).collect();
+        // The reason, measured: the slowed twin's passes and, beside it, the A/A twin's spread.
+        let margin = set.timing.and_then(|t| t.same_within);
+        let again = twin(baseline);
+        let listed: Vec<String> = missed
+            .iter()
+            .map(|(id, slowed)| {
+                let aa = BenchId::new(&id.experiment, &again, &id.parameter);
+                let aa = set
+                    .find(id, Metric::NsPerOp)
+                    .zip(set.find(&aa, Metric::NsPerOp))
+                    .map(|(b, c)| compare(b, c, margin));
+                format!(
+                    "`{id}`: slowed {}; A/A twin {}",
+                    passes_summary(slowed),
+                    aa.as_ref()
+                        .map_or_else(|| "not measured".into(), passes_summary)
+                )
+            })
+            .collect();
         text.push_str(&format!(
-            "\n\nSingle-threaded rows that did not detect a {largest} % slowdown (a difference \
-             of that size there is within this run's noise): {}.",
-            listed.join(", ")
+            "\n\nSingle-threaded rows that did not detect a {largest} % slowdown, each with the \
+             slowed twin's median ratio, its interval and how many passes were slower, beside the \
+             A/A twin's in the same row (where the A/A interval is as wide as the slowdown, a \
+             difference of that size is within that row's noise):\n\n{}",
+            listed
+                .iter()
+                .map(|l| format!("- {l}"))
+                .collect::<Vec<_>>()
+                .join("\n")
         ));
     }
     text
+}
+
+/// `1.07× [0.95, 1.19], 6 of 8 passes slower`: a per-pass comparison in a few words.
+fn passes_summary(c: &Comparison) -> String {
+    let interval = c.interval.map_or_else(String::new, |i| {
+        format!(" [{:.2}, {:.2}]", i.lower, i.upper)
+    });
+    let slower = match c.agreement {
+        Some((agreeing, of)) if c.ratio > 1.0 => format!(", {agreeing} of {of} passes slower"),
+        Some((agreeing, of)) => format!(", {} of {of} passes slower", of - agreeing),
+        None => String::new(),
+    };
+    format!("{:.2}×{interval}{slower}", c.ratio)
 }
 
 /// What the machine did to each pass: stolen CPU share, involuntary switches, migrations (the
@@ -267,7 +306,24 @@ mod tests {
                 wrong_way: 0
             }
         );
-        assert_eq!(found[0].2, [BenchId::new("op", "base", "small")]);
+        assert_eq!(found[0].2.len(), 1);
+        assert_eq!(found[0].2[0].0, BenchId::new("op", "base", "small"));
+        // A row whose 10 % twin is missed lists both twins' passes: the measured reason.
+        let mut noisy_10 = by(1.1);
+        noisy_10[5] = 11.0;
+        let missing = ResultSet::of(vec![
+            passes("base", "small", &base),
+            passes("base-slowed-10", "small", &noisy_10),
+            passes("base-again", "small", &by(1.0)),
+        ]);
+        let missed = power_text(&missing, "base", &single);
+        assert!(
+            missed.contains(
+                "- `op/base/small`: slowed 1.10× [1.10, 1.10], 7 of 8 passes slower; A/A twin \
+                 1.00× [1.00, 1.00], 0 of 8 passes slower"
+            ),
+            "{missed}"
+        );
         assert_eq!(
             found[1].1,
             Detection {
