@@ -347,8 +347,11 @@ pub struct Rerun {
     pub repeated: usize,
     /// Unstable or inconclusive in the second run.
     pub softened: usize,
-    /// Another decisive verdict (faster ↔ slower, or either ↔ same).
+    /// The opposite direction: faster ↔ slower.
     pub reversed: usize,
+    /// `same` ↔ faster or slower: equivalence and a difference, each decided in its run (a cell
+    /// near the margin δ, or a δ that moved between the runs).
+    pub same_or_different: usize,
     /// Not measured in the second run.
     pub missing: usize,
     /// Of the decisive ones, `same` in the first run, and `same` again.
@@ -418,7 +421,10 @@ pub fn rerun(
                 outcome.repeated += 1;
                 outcome.same_repeated += usize::from(v == Verdict::Same);
             }
-            Some(v) if decisive(v) => outcome.reversed += 1,
+            Some(v) if decisive(v) && v != Verdict::Same && c.verdict != Verdict::Same => {
+                outcome.reversed += 1
+            }
+            Some(v) if decisive(v) => outcome.same_or_different += 1,
             Some(_) => outcome.softened += 1,
         }
     }
@@ -504,6 +510,7 @@ mod tests {
             passes("gone", &[5.0; 6]),
             passes("noisy", &[9.0, 13.0, 9.0, 13.0, 9.0, 13.0]),
             passes("steady", &[5.0; 6]),
+            passes("equal", &BASE),
             passes("base-slowed-10", &[30.0; 6]),
         ]);
         let second = set(vec![
@@ -513,23 +520,25 @@ mod tests {
             passes("flip", &[30.0; 6]),
             passes("noisy", &[5.0; 6]),
             passes("steady", &[5.0; 6]),
+            passes("equal", &[9.0; 6]),
         ]);
         let outcome = rerun(&first, &second, "base", &WALL_TIME, &|_| true);
         assert_eq!(
             outcome,
             Rerun {
-                decisive: 5,
+                decisive: 6,
                 repeated: 2,
                 softened: 1,
                 reversed: 1,
+                same_or_different: 1,
                 missing: 1,
-                same: 0,
+                same: 1,
                 same_repeated: 0,
-                effect_cells: 5,
-                moved_5: 4,
-                moved_10: 4,
-                single_effect_cells: 5,
-                single_moved_5: 4,
+                effect_cells: 6,
+                moved_5: 5,
+                moved_10: 5,
+                single_effect_cells: 6,
+                single_moved_5: 5,
             },
             "the slowed twin is left out"
         );

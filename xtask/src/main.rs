@@ -337,7 +337,8 @@ fn rerun(args: &RerunArgs) -> Result<()> {
         "decisive in the first run (faster, slower, same)",
         "repeated",
         "unstable or inconclusive",
-        "reversed",
+        "reversed (faster ↔ slower)",
+        "same ↔ faster or slower",
         "not measured again",
         "same: repeated",
         "design cells (ns/op, or p99): median ratio moved > 5 %",
@@ -373,6 +374,7 @@ fn rerun(args: &RerunArgs) -> Result<()> {
                 decided(outcome.repeated),
                 decided(outcome.softened),
                 decided(outcome.reversed),
+                decided(outcome.same_or_different),
                 decided(outcome.missing),
                 format!("{} of {}", outcome.same_repeated, outcome.same),
                 format!(
