@@ -18,13 +18,15 @@ pub struct Detection {
     pub wrong_way: usize,
 }
 
-/// How each slowed twin fared on the ns/op rows `rows` picks, with the rows (the baseline's id)
-/// where it was not called slower and its comparison there.
+/// The rows (the baseline's id) where a slowed twin was not called slower, with its comparison.
+pub type Missed = Vec<(BenchId, Comparison)>;
+
+/// How each slowed twin (by its percent) fared on the ns/op rows `rows` picks.
 pub fn detections(
     set: &ResultSet,
     baseline: &str,
     rows: impl Fn(&BenchId) -> bool,
-) -> Vec<(u32, Detection, Vec<(BenchId, Comparison)>)> {
+) -> Vec<(u32, Detection, Missed)> {
     let margin = set.timing.and_then(|t| t.same_within);
     SLOWED_BY
         .iter()
