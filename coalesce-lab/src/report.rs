@@ -6,7 +6,7 @@ use labkit::answers::Answers;
 use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
 use labkit::lab::Lab;
 use labkit::record::{BenchId, Metric, Record, ResultSet};
-use labkit::report::{Row, format_duration, timer_overhead_ns};
+use labkit::report::Row;
 use labkit::targets::Targets;
 
 use crate::lab::{
@@ -105,7 +105,6 @@ pub fn document(set: &ResultSet) -> Document {
     let table = |metric: Metric| Block::Table(metric, scrape.clone());
     let derived = |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
     let targets = target_specs();
-    let timer = timer_overhead_ns(set).map_or("(not measured)".into(), format_duration);
     let mut charts = vec![
         ChartSpec::Metric {
             stem: "coalesce-goodput".into(),
@@ -157,7 +156,6 @@ pub fn document(set: &ResultSet) -> Document {
             ("generation", derived(GENERATION, Metric::MeanNs)),
             ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
             ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
-            ("timer", Block::Markdown(timer)),
             (
                 "latency",
                 Block::Latencies {

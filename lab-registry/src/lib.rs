@@ -1,6 +1,7 @@
 //! The registry macro each lab uses to turn its one list of implementations into the functions
 //! that tests, benches, allocation and footprint runs iterate. Kept in its own dependency-free
-//! crate so the library crates need nothing from the measurement kit.
+//! crate: the macro is all a lab's implementation list needs, whatever else of the kit the lab
+//! library uses.
 
 /// Generates, for a lab trait with an associated `const NAME: &str`, from a list of
 /// `module => Type` entries:

@@ -64,7 +64,8 @@ impl Page {
 pub enum Block {
     /// A comparison table of `metric` over the lab's implementations, one line per row.
     Table(Metric, Vec<Row>),
-    /// A latency-percentile table per row, each headed `Latency of one {operation} · {row}`.
+    /// A latency-percentile table per row, each headed `Latency of one {operation} · {row}`, then
+    /// the timer's own cost that every recorded latency includes.
     Latencies {
         operation: String,
         rows: Vec<Row>,
@@ -225,16 +226,27 @@ fn block_markdown(set: &ResultSet, block: &Block, implementations: &[&str]) -> S
         Block::Table(metric, rows) => {
             comparison_table(set, *metric, rows, implementations).render()
         }
-        Block::Latencies { operation, rows } => rows
-            .iter()
-            .map(|row| {
-                format!(
-                    "Latency of one {operation} · {}\n\n{}\n",
-                    row.label,
-                    latency_table(set, row, implementations).render()
-                )
-            })
-            .collect(),
+        Block::Latencies { operation, rows } => {
+            let tables: String = rows
+                .iter()
+                .map(|row| {
+                    format!(
+                        "Latency of one {operation} · {}\n\n{}\n",
+                        row.label,
+                        latency_table(set, row, implementations).render()
+                    )
+                })
+                .collect();
+            let timer = crate::report::timer_overhead_ns(set).map_or_else(
+                || "not measured in this run".to_owned(),
+                crate::report::format_duration,
+            );
+            format!(
+                "{tables}Every recorded latency includes the timer's own cost: {timer} (two clock \
+                 reads and a histogram update, the median of an empty operation timed the same \
+                 way in the pass).\n"
+            )
+        }
         Block::CostSplit(rows) => cost_split_table(set, rows, implementations).render(),
         Block::Targets { checked, measured } => {
             crate::targets::table(checked.clone(), measured).render()
