@@ -133,6 +133,38 @@ pub fn interleave(
     samples
 }
 
+/// Which side of a paired comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairSide {
+    A,
+    B,
+}
+
+/// `rounds` rounds of freshly opened sides, each [`interleave`]d for `pairs` pairs: the one loop of
+/// a paired comparison, in one process or across two builds. The order in which the sides are
+/// opened alternates too (A first in even rounds, B first in odd ones), so opening second, after
+/// the other side warmed the caches or the allocator, falls to both alike. `sample` takes one
+/// sample of an opened side; an error opening either side ends the rounds.
+pub fn run_rounds<S, E>(
+    rounds: usize,
+    pairs: usize,
+    mut open: impl FnMut(PairSide) -> Result<S, E>,
+    sample: impl Fn(&mut S) -> f64,
+) -> Result<Vec<PairedSamples>, E> {
+    let mut samples = Vec::with_capacity(rounds);
+    for round in 0..rounds {
+        let (mut a, mut b) = if round % 2 == 0 {
+            let a = open(PairSide::A)?;
+            (a, open(PairSide::B)?)
+        } else {
+            let b = open(PairSide::B)?;
+            (open(PairSide::A)?, b)
+        };
+        samples.push(interleave(pairs, || sample(&mut a), || sample(&mut b)));
+    }
+    Ok(samples)
+}
+
 /// The median of `values` (NaN for none).
 pub fn median(values: &[f64]) -> f64 {
     if values.is_empty() {
@@ -217,6 +249,35 @@ pub fn paired_records(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounds_open_fresh_sides_in_alternating_order_and_stop_at_an_error() {
+        let opened = std::cell::RefCell::new(Vec::new());
+        let open = |side| {
+            opened.borrow_mut().push(side);
+            Ok::<_, String>(if side == PairSide::A { 1.0 } else { 2.0 })
+        };
+        let samples = run_rounds(3, 2, open, |s: &mut f64| *s).unwrap();
+        use PairSide::{A, B};
+        assert_eq!(*opened.borrow(), [A, B, B, A, A, B]);
+        assert_eq!(samples.len(), 3);
+        assert!(
+            samples
+                .iter()
+                .all(|s| s.a == [1.0, 1.0] && s.b == [2.0, 2.0])
+        );
+        let mut round = 0;
+        let failing = run_rounds(
+            4,
+            1,
+            |side| {
+                round += usize::from(side == PairSide::A);
+                if round == 2 { Err("gone") } else { Ok(0.0) }
+            },
+            |s: &mut f64| *s,
+        );
+        assert_eq!(failing.unwrap_err(), "gone");
+    }
 
     #[test]
     fn median_interval_brackets_the_median_and_narrows_with_more_samples() {

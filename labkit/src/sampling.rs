@@ -15,7 +15,7 @@ use std::io::{BufRead, Write};
 
 use crate::args::{RunArgs, exit_with_usage_error};
 use crate::lab::BenchCase;
-use crate::paired::{estimate_rounds, interleave, paired_records, rounds_for};
+use crate::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
 use crate::record::Record;
 
 /// Takes one sample, in ns/op, of a prepared implementation on one case.
@@ -70,18 +70,15 @@ fn compare_in_process(source: &impl SampleSource, args: &RunArgs) -> Result<(), 
     let mut records: Vec<Record> = Vec::new();
     for case in source.cases(names)? {
         eprintln!("compare: {case}: {a} vs {b}");
-        let mut samples = Vec::with_capacity(rounds);
-        for round in 0..rounds {
-            // Fresh instances each round, opened in alternating order.
-            let (mut sample_a, mut sample_b) = if round % 2 == 0 {
-                let sample_a = source.open(a, &case)?;
-                (sample_a, source.open(b, &case)?)
-            } else {
-                let sample_b = source.open(b, &case)?;
-                (source.open(a, &case)?, sample_b)
-            };
-            samples.push(interleave(pairs, &mut sample_a, &mut sample_b));
-        }
+        let samples = run_rounds(
+            rounds,
+            pairs,
+            |side| match side {
+                PairSide::A => source.open(a, &case),
+                PairSide::B => source.open(b, &case),
+            },
+            |sampler: &mut Sampler| sampler(),
+        )?;
         let estimate = estimate_rounds(&samples).ok_or("fewer than 6 rounds")?;
         records.extend(paired_records(
             &case.experiment,

@@ -13,7 +13,7 @@ use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail};
 use labkit::lab::Lab;
-use labkit::paired::{estimate_rounds, interleave, paired_records, rounds_for};
+use labkit::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
 use labkit::record::{Record, RunMode};
 use labkit::sampling::SampleClient;
 
@@ -109,6 +109,13 @@ impl Drop for Server {
     }
 }
 
+/// Why a side could not be opened on a case: its build does not know the case (skipped), or
+/// anything else (an error).
+enum Open {
+    Skipped(String),
+    Failed(anyhow::Error),
+}
+
 /// One side of a comparison: an implementation in one build, and its column label.
 pub struct Side<'a> {
     pub binaries: &'a BenchBinaries,
@@ -136,31 +143,41 @@ pub fn compare_across(
     let mut records = Vec::new();
     'cases: for case in cases {
         eprintln!("compare: {case}: {} vs {}", a.label, b.label);
-        let mut samples = Vec::with_capacity(rounds);
-        for _ in 0..rounds {
-            // Fresh processes each round: each lands differently in memory (ASLR, heap), and
-            // that spread belongs in the interval.
-            let (mut side_a, mut side_b) = (spawn(a)?, spawn(b)?);
-            if let Err(e) = side_a.client.open(&case) {
-                eprintln!("compare: {case} skipped: {e}");
-                continue 'cases;
-            }
-            side_b.client.open(&case).map_err(|e| anyhow!(e))?;
-            let failure = RefCell::new(None);
-            let sample = |client: &mut SampleClient<_, _>| {
-                client.sample().unwrap_or_else(|e| {
+        // Fresh processes each round: each lands differently in memory (ASLR, heap), and that
+        // spread belongs in the interval. A case side A's build does not know is skipped.
+        let failure = RefCell::new(None);
+        let opened = run_rounds(
+            rounds,
+            pairs,
+            |side| -> Result<Server, Open> {
+                let (which, skips) = match side {
+                    PairSide::A => (a, true),
+                    PairSide::B => (b, false),
+                };
+                let mut server = spawn(which).map_err(Open::Failed)?;
+                match server.client.open(&case) {
+                    Ok(()) => Ok(server),
+                    Err(e) if skips => Err(Open::Skipped(e)),
+                    Err(e) => Err(Open::Failed(anyhow!(e))),
+                }
+            },
+            |server: &mut Server| {
+                server.client.sample().unwrap_or_else(|e| {
                     failure.borrow_mut().get_or_insert(e);
                     f64::NAN
                 })
-            };
-            samples.push(interleave(
-                pairs,
-                || sample(&mut side_a.client),
-                || sample(&mut side_b.client),
-            ));
-            if let Some(e) = failure.into_inner() {
-                bail!(e);
+            },
+        );
+        let samples = match opened {
+            Ok(samples) => samples,
+            Err(Open::Skipped(e)) => {
+                eprintln!("compare: {case} skipped: {e}");
+                continue 'cases;
             }
+            Err(Open::Failed(e)) => return Err(e),
+        };
+        if let Some(e) = failure.into_inner() {
+            bail!(e);
         }
         let estimate = estimate_rounds(&samples).ok_or_else(|| anyhow!("fewer than 6 rounds"))?;
         records.extend(paired_records(
