@@ -57,19 +57,6 @@ impl Lab for CoalesceLab {
         "coalesce-lab: the /metrics endpoint under concurrent scrapers"
     }
 
-    fn crates(&self) -> &'static [&'static str] {
-        &[
-            "tokio",
-            "hyper",
-            "prometheus-client",
-            "bytes",
-            "futures-util",
-            "hdrhistogram",
-            "xxhash-rust",
-            "loom",
-        ]
-    }
-
     fn implementations(&self) -> Vec<&'static str> {
         crate::implementation_names()
     }

@@ -135,12 +135,6 @@ impl Lab for DedupLab {
         "dedup-lab: producer sequence-id deduplication"
     }
 
-    fn crates(&self) -> &'static [&'static str] {
-        &[
-            "gungraun", "dhat", "papaya", "dashmap", "foldhash", "proptest", "loom",
-        ]
-    }
-
     fn implementations(&self) -> Vec<&'static str> {
         crate::implementation_names()
     }

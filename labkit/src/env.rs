@@ -14,7 +14,8 @@ pub struct Environment {
     pub os: String,
     /// `rustc -V`
     pub rustc: String,
-    /// Versions of the crates that matter, as locked in Cargo.lock.
+    /// Locked versions (Cargo.lock) of the registry crates the lab depends on directly, and the
+    /// workspace crates it uses (the kit) depend on ([`dependencies_of`]).
     pub crates: BTreeMap<String, String>,
     /// `git rev-parse --short HEAD`, with `-dirty` when the tree has uncommitted changes.
     pub git_revision: String,
@@ -45,23 +46,70 @@ fn cpu_model() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
-/// Locked versions of `names` from a Cargo.lock text (several versions are joined with `, `).
-pub fn locked_versions(lock: &str, names: &[&str]) -> BTreeMap<String, String> {
+/// Locked versions of the registry packages among `names` from a Cargo.lock text (several
+/// versions are joined with `, `); workspace members, which have no `source`, are left out.
+pub fn locked_versions(lock: &str, names: &[String]) -> BTreeMap<String, String> {
     let mut found: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let mut current: Option<String> = None;
-    for line in lock.lines() {
-        if line == "[[package]]" {
-            current = None;
-        } else if let Some(name) = line.strip_prefix("name = ") {
-            current = Some(name.trim_matches('"').to_owned());
-        } else if let (Some(version), Some(name)) = (line.strip_prefix("version = "), &current)
-            && names.contains(&name.as_str())
+    for package in lock.split("[[package]]").skip(1) {
+        let field = |key: &str| {
+            package
+                .lines()
+                .find_map(|l| l.strip_prefix(key))
+                .map(|v| v.trim_matches('"').to_owned())
+        };
+        if let (Some(name), Some(version), Some(_)) =
+            (field("name = "), field("version = "), field("source = "))
+            && names.contains(&name)
         {
-            let version = version.trim_matches('"').to_owned();
-            found.entry(name.clone()).or_default().push(version);
+            found.entry(name).or_default().push(version);
         }
     }
     found.into_iter().map(|(k, v)| (k, v.join(", "))).collect()
+}
+
+/// The dependency names a Cargo manifest declares (normal, dev and build), as written: a renamed
+/// dependency is listed under its key.
+fn declared_dependencies(manifest: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut in_dependencies = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_dependencies = matches!(
+                line,
+                "[dependencies]" | "[dev-dependencies]" | "[build-dependencies]"
+            );
+        } else if in_dependencies && !line.is_empty() && !line.starts_with('#') {
+            let key = line.split(['.', '=', ' ']).next().unwrap_or_default();
+            if !key.is_empty() && !names.iter().any(|n| n == key) {
+                names.push(key.to_owned());
+            }
+        }
+    }
+    names
+}
+
+/// The crates a lab's report records: the dependencies of the package in `root/package`, and of
+/// every workspace crate among them (the kit), found in a directory named like it, recursively.
+pub fn dependencies_of(root: &Path, package: &str) -> Vec<String> {
+    let mut seen = vec![package.to_owned()];
+    let mut pending = vec![package.to_owned()];
+    let mut names = Vec::new();
+    while let Some(member) = pending.pop() {
+        let Ok(manifest) = std::fs::read_to_string(root.join(&member).join("Cargo.toml")) else {
+            continue;
+        };
+        for name in declared_dependencies(&manifest) {
+            if root.join(&name).join("Cargo.toml").is_file() {
+                if !seen.contains(&name) {
+                    seen.push(name.clone());
+                    pending.push(name);
+                }
+            } else if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }
 
 /// Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
@@ -92,9 +140,9 @@ pub fn utc_timestamp(unix_seconds: u64) -> String {
 }
 
 impl Environment {
-    /// Captures the environment of the workspace at `root`, recording the locked versions of
-    /// `crate_names`.
-    pub fn capture(root: &Path, crate_names: &[&str]) -> Self {
+    /// Captures the environment of the workspace at `root`, recording the locked versions of the
+    /// crates `package` depends on ([`dependencies_of`]).
+    pub fn capture(root: &Path, package: &str) -> Self {
         let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
         let revision = command_line("git", &["rev-parse", "--short", "HEAD"], root)
             .unwrap_or_else(|| "unknown".to_owned());
@@ -125,7 +173,7 @@ impl Environment {
             os: command_line("uname", &["-sr"], root)
                 .unwrap_or_else(|| std::env::consts::OS.into()),
             rustc: command_line("rustc", &["-V"], root).unwrap_or_else(|| "unknown".to_owned()),
-            crates: locked_versions(&lock, crate_names),
+            crates: locked_versions(&lock, &dependencies_of(root, package)),
             git_revision: if dirty {
                 format!("{revision}-dirty")
             } else {
@@ -161,14 +209,54 @@ mod tests {
     }
 
     #[test]
-    fn locked_versions_reads_only_named_packages() {
-        let lock = "[[package]]\nname = \"papaya\"\nversion = \"0.2.5\"\n\n[[package]]\nname = \"other\"\nversion = \"1.0.0\"\n\n[[package]]\nname = \"hashbrown\"\nversion = \"0.15.5\"\n\n[[package]]\nname = \"hashbrown\"\nversion = \"0.17.2\"\n";
-        let v = locked_versions(lock, &["papaya", "hashbrown", "absent"]);
+    fn locked_versions_reads_only_named_registry_packages() {
+        let registry = "source = \"registry+https://github.com/rust-lang/crates.io-index\"\n";
+        let lock = format!(
+            "version = 4\n\n[[package]]\nname = \"papaya\"\nversion = \"0.2.5\"\n{registry}\n\
+             [[package]]\nname = \"other\"\nversion = \"1.0.0\"\n{registry}\n\
+             [[package]]\nname = \"hashbrown\"\nversion = \"0.15.5\"\n{registry}\n\
+             [[package]]\nname = \"hashbrown\"\nversion = \"0.17.2\"\n{registry}\n\
+             [[package]]\nname = \"labkit\"\nversion = \"0.1.0\"\n"
+        );
+        let names = ["papaya", "hashbrown", "absent", "labkit"].map(String::from);
+        let v = locked_versions(&lock, &names);
         assert_eq!(v.get("papaya").map(String::as_str), Some("0.2.5"));
         assert_eq!(
             v.get("hashbrown").map(String::as_str),
             Some("0.15.5, 0.17.2")
         );
         assert!(!v.contains_key("other") && !v.contains_key("absent"));
+        assert!(!v.contains_key("labkit"), "a workspace member");
+    }
+
+    #[test]
+    fn a_lab_records_its_own_dependencies_and_the_kit_s() {
+        let manifest = "[package]\nname = \"x\"\n\n[dependencies]\nlabkit.workspace = true # kit\n\
+                        papaya.workspace = true\nserde = { version = \"1\" }\n\n\
+                        [dev-dependencies]\nlabkit = { workspace = true }\nloom = \"0.7\"\n\n\
+                        [[bench]]\nname = \"time\"\n";
+        assert_eq!(
+            declared_dependencies(manifest),
+            ["labkit", "papaya", "serde", "loom"]
+        );
+        // A workspace of a lab and the kit it uses: the kit's dependencies count, the kit not.
+        let root = std::env::temp_dir().join(format!("labkit-env-{}", std::process::id()));
+        for (dir, deps) in [
+            (
+                "tiny-lab",
+                "kit.workspace = true\nportable-atomic.workspace = true\n",
+            ),
+            ("kit", "hdrhistogram = \"7\"\nportable-atomic = \"1\"\n"),
+        ] {
+            std::fs::create_dir_all(root.join(dir)).unwrap();
+            std::fs::write(
+                root.join(dir).join("Cargo.toml"),
+                format!("[package]\nname = \"{dir}\"\n\n[dependencies]\n{deps}"),
+            )
+            .unwrap();
+        }
+        let names = dependencies_of(&root, "tiny-lab");
+        std::fs::remove_dir_all(&root).unwrap();
+        assert_eq!(names, ["portable-atomic", "hdrhistogram"]);
     }
 }

@@ -387,8 +387,6 @@ pub trait Lab: Sync {
     fn package(&self) -> &'static str;
     /// The report's title.
     fn title(&self) -> &'static str;
-    /// Crates whose locked versions the report records.
-    fn crates(&self) -> &'static [&'static str];
     /// Implementation names, the baseline first.
     fn implementations(&self) -> Vec<&'static str>;
     /// Every experiment, in report order.
@@ -757,9 +755,6 @@ pub(crate) mod tests {
         }
         fn title(&self) -> &'static str {
             "tiny"
-        }
-        fn crates(&self) -> &'static [&'static str] {
-            &[]
         }
         fn implementations(&self) -> Vec<&'static str> {
             vec!["base", "fast"]

@@ -843,9 +843,6 @@ mod tests {
         fn title(&self) -> &'static str {
             "counting"
         }
-        fn crates(&self) -> &'static [&'static str] {
-            &[]
-        }
         fn implementations(&self) -> Vec<&'static str> {
             vec!["base"]
         }

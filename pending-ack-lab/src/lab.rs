@@ -70,18 +70,6 @@ impl Lab for PendingAckLab {
         "pending-ack-lab: the per-consumer pending-ack map"
     }
 
-    fn crates(&self) -> &'static [&'static str] {
-        &[
-            "gungraun",
-            "dhat",
-            "hashbrown",
-            "roaring",
-            "foldhash",
-            "ahash",
-            "proptest",
-        ]
-    }
-
     fn implementations(&self) -> Vec<&'static str> {
         crate::implementation_names()
     }

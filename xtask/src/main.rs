@@ -265,7 +265,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
     // one lab's fresh results in bench-results/ do not mark the next lab's run as dirty.
     let environments: Vec<Environment> = chosen
         .iter()
-        .map(|lab| Environment::capture(&root(), lab.crates()))
+        .map(|lab| Environment::capture(&root(), lab.package()))
         .collect();
     let dirty = environments
         .iter()
@@ -444,7 +444,7 @@ fn compare(args: &CompareArgs) -> Result<()> {
     // The bench binary runs in its package directory, so it gets an absolute path.
     let dir = std::path::absolute(&dir).with_context(|| dir.display().to_string())?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let environment = Environment::capture(&root(), lab.crates());
+    let environment = Environment::capture(&root(), lab.package());
     let now = BenchBinaries::this_checkout()?;
     let (a_label, b_label, records) = match &args.rev {
         None => {
