@@ -1,0 +1,442 @@
+//! A lab's description, written once in the lab crate: its implementations, its experiments with
+//! their parameters, how one case is run, and its report. Every measurement binary
+//! ([`crate::measure`]) and the driver (`cargo xtask`) read it, so neither names a design, a
+//! dataset or an experiment.
+
+use std::fmt;
+use std::str::FromStr;
+use std::time::Duration;
+
+use std::sync::Arc;
+
+use crate::document::Document;
+use crate::latency::LatencySink;
+use crate::record::{BenchId, EventName, ResultSet, RunMode};
+
+mod cells;
+mod counted;
+mod selection;
+
+pub use cells::*;
+pub use counted::*;
+pub use selection::*;
+
+/// How an experiment's operation behaves when it is repeated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// Operations on a structure kept in steady state: warmed up when opened, then timed, counted
+    /// and allocation-measured over many operations.
+    Steady,
+    /// One operation that consumes its setup (a cleanup): each is timed alone, and the runner puts
+    /// back what it consumed, untimed, before the next one.
+    OneShot,
+    /// No operation: a structure is built once and the heap it retains is measured.
+    Retained,
+}
+
+/// One value of an experiment's dimension (a shape, a dataset, a retained-capacity case).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Parameter {
+    /// The `<parameter>` part of ids.
+    pub name: String,
+    /// One line for report tables.
+    pub label: String,
+    /// Threads that run at once (1 for single-thread work); more than the cores is marked
+    /// oversubscribed.
+    pub threads: usize,
+    /// How many of them each run a measured run's `ops` operations: aggregate throughput, and
+    /// allocations and events per operation, count `ops × workers` operations. The other threads
+    /// assist (a churner, a prober), or all share one count of operations (`workers` 1).
+    pub workers: usize,
+    /// Whether instructions are counted (callgrind) on it; only single-thread parameters qualify,
+    /// because valgrind serialises threads.
+    pub counted: bool,
+    /// The fewest operations one measured run may do (a closed-loop load: one request per
+    /// virtual user); calibration starts there.
+    pub min_ops: u64,
+}
+
+impl Parameter {
+    /// A single-thread parameter.
+    pub fn new(name: &str, label: &str, counted: bool) -> Self {
+        Self {
+            name: name.to_owned(),
+            label: label.to_owned(),
+            threads: 1,
+            workers: 1,
+            counted,
+            min_ops: 1,
+        }
+    }
+
+    /// A parameter on `threads` threads, `workers` of which each run the measured operations.
+    pub fn threaded(name: &str, label: &str, threads: usize, workers: usize) -> Self {
+        Self {
+            threads,
+            workers,
+            ..Self::new(name, label, false)
+        }
+    }
+
+    /// The label with an **oversubscribed** mark when it runs more threads than `cores`.
+    pub fn label_on(&self, cores: usize) -> String {
+        if self.threads > cores {
+            format!(
+                "{} — **oversubscribed: {} threads on {cores} cores**",
+                self.label, self.threads
+            )
+        } else {
+            self.label.clone()
+        }
+    }
+}
+
+/// One experiment: an operation measured on each of its parameters for every implementation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Experiment {
+    /// The `<experiment>` part of ids.
+    pub name: &'static str,
+    /// What one operation is, for report headings.
+    pub description: String,
+    pub kind: Kind,
+    pub parameters: Vec<Parameter>,
+    /// At most this many operations in one measured run (a whole-map scan), whatever the
+    /// measurement's budget.
+    pub max_ops: Option<u64>,
+    /// Untimed operations per thread right before every measured window, on the same threads
+    /// (per-thread lazy state of freshly spawned workers).
+    pub window_warm_up: u64,
+    /// When not 0, the allocation run measures a second window on the same runner after this
+    /// many more untimed runs of the same size, and takes its allocation counts from it: steady
+    /// state for structures that fill up first (a pool of buffers), as JMH measures allocation
+    /// after its warm-up iterations. The peak heap, peak RSS and CPU time stay the first
+    /// window's, which includes the filling.
+    pub profile_warm_up: u64,
+    /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
+    /// continuing the one opened for the benchmark.
+    pub fresh_per_sample: bool,
+    /// Whether and how the latency of every measured operation is recorded.
+    pub latency: LatencyRecording,
+    /// Whether the wall-time stage also reports operations per second summed over threads (always
+    /// for experiments with a multi-thread parameter).
+    pub throughput: bool,
+    /// Whether the allocation run also measures what the whole process costs: its peak live heap,
+    /// peak resident set and CPU time per operation. Meaningful for runs that own their threads
+    /// or a server, not for a structure probed by one thread.
+    pub process_costs: bool,
+    /// Whether the allocation run also records the heap its runner holds after the measured
+    /// operations, as retained bytes: a steady structure's footprint at the end of a run.
+    pub footprint_at_end: bool,
+}
+
+/// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LatencyRecording {
+    /// Not recorded.
+    Off,
+    /// In one more sample per cell and pass, after the timed ones: the two clock reads per
+    /// operation then never enter the timed samples (operations of a few nanoseconds).
+    ExtraSample,
+    /// In every timed sample: for operations so long that two clock reads are noise (requests).
+    InTimedSamples,
+}
+
+impl Experiment {
+    /// A steady experiment with no cap, no window warm-up and one runner per benchmark.
+    pub fn new(
+        name: &'static str,
+        description: &str,
+        kind: Kind,
+        parameters: Vec<Parameter>,
+    ) -> Self {
+        Self {
+            name,
+            description: description.to_owned(),
+            kind,
+            parameters,
+            max_ops: None,
+            window_warm_up: 0,
+            profile_warm_up: 0,
+            fresh_per_sample: false,
+            latency: LatencyRecording::Off,
+            throughput: false,
+            process_costs: false,
+            footprint_at_end: false,
+        }
+    }
+
+    /// Operations in one measured run sized for `budget` single operations: one for a one-shot,
+    /// at most `max_ops`, else `budget`.
+    pub fn ops(&self, budget: u64) -> u64 {
+        match self.kind {
+            Kind::OneShot | Kind::Retained => 1,
+            Kind::Steady => self.cap(budget),
+        }
+    }
+
+    /// `n` operations, at most `max_ops`: the size of one timed sample (one-shots may take
+    /// several, each timed alone).
+    pub fn cap(&self, n: u64) -> u64 {
+        self.max_ops.map_or(n, |cap| n.min(cap))
+    }
+
+    /// Whether it is timed (and allocation-measured per operation).
+    pub fn is_timed(&self) -> bool {
+        self.kind != Kind::Retained
+    }
+
+    pub fn parameter(&self, name: &str) -> Option<&Parameter> {
+        self.parameters.iter().find(|p| p.name == name)
+    }
+
+    /// Whether the wall-time stage reports aggregate operations per second.
+    pub fn reports_throughput(&self) -> bool {
+        self.throughput || self.parameters.iter().any(|p| p.threads > 1)
+    }
+}
+
+/// One comparable case: an experiment on one parameter.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct BenchCase {
+    pub experiment: String,
+    pub parameter: String,
+}
+
+impl BenchCase {
+    pub fn new(experiment: &str, parameter: &str) -> Self {
+        Self {
+            experiment: experiment.to_owned(),
+            parameter: parameter.to_owned(),
+        }
+    }
+
+    /// The id of `implementation` on this case.
+    pub fn id(&self, implementation: &str) -> BenchId {
+        BenchId::new(&self.experiment, implementation, &self.parameter)
+    }
+}
+
+impl fmt::Display for BenchCase {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}", self.experiment, self.parameter)
+    }
+}
+
+impl FromStr for BenchCase {
+    type Err = String;
+
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.split_once('/') {
+            Some((e, p)) if !e.is_empty() && !p.is_empty() && !p.contains('/') => {
+                Ok(Self::new(e, p))
+            }
+            _ => Err(format!("`{s}` is not a case `<experiment>/<parameter>`")),
+        }
+    }
+}
+
+/// Told when a measured stretch of operations starts and ends (allocation counters, retained
+/// bytes). Called on the measuring thread while any workers wait at a barrier.
+pub trait Window {
+    fn open(&mut self);
+    fn close(&mut self);
+    /// Where the measured operations' latencies go, when this run records them. No default, nor
+    /// for [`Window::count`]: a window that wraps another must say what it forwards.
+    fn latencies(&self) -> Option<Arc<LatencySink>>;
+    /// `n` more of a lab's own events happened during the measured operations (the wall-time
+    /// passes report them per 100 operations and per second).
+    fn count(&mut self, event: EventName, n: u64);
+}
+
+/// A window that keeps only what a run counts: for tests of a lab's runners.
+#[derive(Debug, Default)]
+pub struct EventTally(Vec<(EventName, u64)>);
+
+impl EventTally {
+    /// Everything counted of `event`, over every run this window saw.
+    pub fn total(&self, event: EventName) -> u64 {
+        self.0
+            .iter()
+            .filter(|(e, _)| *e == event)
+            .map(|(_, n)| n)
+            .sum()
+    }
+}
+
+impl Window for EventTally {
+    fn open(&mut self) {}
+    fn close(&mut self) {}
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    fn count(&mut self, event: EventName, n: u64) {
+        self.0.push((event, n));
+    }
+}
+
+/// No window: plain timing.
+impl Window for () {
+    fn open(&mut self) {}
+    fn close(&mut self) {}
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    fn count(&mut self, _: EventName, _: u64) {}
+}
+
+/// One implementation prepared on one case.
+pub trait Runner {
+    /// Runs `warm_up` untimed operations (per thread), then `ops` measured ones on the same
+    /// threads; `window` is opened right before the measured ones and closed right after. Returns
+    /// their wall time.
+    ///
+    /// A one-shot runner runs `ops` separate operations timed one by one and summed; before each
+    /// one after the first it puts back, untimed, what the previous one consumed (never after
+    /// the last, so a counted run counts the operation alone). A retained runner builds its
+    /// structure inside the window and keeps it until it is dropped.
+    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration;
+}
+
+/// How the wall-time stage samples one lab in one run mode (see [`crate::measure::pass_main`]).
+///
+/// A run is `passes` separate processes, each linked with its own code order and started with its
+/// own stack and heap offsets and case order; in each, every cell of a row (the row's
+/// implementations and the baseline's A/A twin) is sampled `rounds` times, interleaved, each
+/// sample at least `sample` long. A cell's value in a pass is the median of its samples; verdicts
+/// are taken across passes ([`crate::compare`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timing {
+    pub passes: usize,
+    /// Passes a cell still undecided after `passes` gets in all, on its cases only
+    /// ([`crate::compare::agreeing_needed`]); `passes` for none.
+    pub extended_passes: usize,
+    pub rounds: usize,
+    pub sample: Duration,
+    /// Operations in the allocation run of a steady case (within the experiment's cap, at least
+    /// the parameter's minimum).
+    pub profile_ops: u64,
+}
+
+impl Timing {
+    /// The kit's settings: eight passes in a full run (a verdict then needs eight of eight, a
+    /// nominal false-positive rate of 2/2⁸ = 0.8 % per cell), and eight more for the cases still
+    /// undecided (15 of 16, 0.81 % over the sequence); six in a quick one (3.1 %), and two
+    /// single-sample passes in a smoke run, which only proves the pipeline runs.
+    pub fn standard(mode: RunMode) -> Self {
+        match mode {
+            RunMode::Full => Self {
+                passes: crate::compare::STANDARD_PASSES,
+                extended_passes: 2 * crate::compare::STANDARD_PASSES,
+                rounds: 9,
+                sample: Duration::from_millis(3),
+                profile_ops: 200_000,
+            },
+            RunMode::Quick => Self {
+                passes: 6,
+                extended_passes: 6,
+                rounds: 5,
+                sample: Duration::from_millis(1),
+                profile_ops: 20_000,
+            },
+            RunMode::Smoke => Self {
+                passes: 2,
+                extended_passes: 2,
+                rounds: 1,
+                sample: Duration::ZERO,
+                profile_ops: 1_000,
+            },
+        }
+    }
+}
+
+/// What a lab says about itself. Implemented once per lab crate, as a `static`.
+pub trait Lab: Sync {
+    /// Name on the command line and of the files in `bench-results/`.
+    fn name(&self) -> &'static str;
+    /// The cargo package (and directory) of the lab.
+    fn package(&self) -> &'static str;
+    /// The report's title.
+    fn title(&self) -> &'static str;
+    /// Implementation names, the baseline first.
+    fn implementations(&self) -> Vec<&'static str>;
+    /// Every experiment, in report order.
+    fn experiments(&self) -> Vec<Experiment>;
+    /// Wall-time sampling per run mode.
+    fn timing(&self, mode: RunMode) -> Timing {
+        Timing::standard(mode)
+    }
+    /// Single operations per instruction-count run (one-shots and capped scans do fewer).
+    fn counted_ops(&self) -> u64 {
+        1_000
+    }
+    /// How counted instructions are split by where they are spent ([`crate::callgrind`]); by
+    /// default they are not.
+    fn cost_buckets(&self) -> crate::callgrind::Buckets {
+        crate::callgrind::Buckets::default()
+    }
+    /// `implementation` prepared on `case` (built and warmed up, nothing measured yet).
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String>;
+    /// Records computed from measured ones (per entry, differences, ratios), added to the set
+    /// before the report, its answers and its targets read it.
+    fn derived(&self, _set: &ResultSet) -> Vec<crate::record::Record> {
+        Vec::new()
+    }
+    /// What the report holds ([`crate::document`] assembles it); `set` includes the derived
+    /// records.
+    fn report(&self, set: &ResultSet) -> Document;
+}
+
+/// The experiment called `name` of `lab`, or an error listing the valid ones.
+pub fn experiment(lab: &dyn Lab, name: &str) -> Result<Experiment, String> {
+    let experiments = lab.experiments();
+    let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
+    let valid = names.join(", ");
+    experiments
+        .into_iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| {
+            format!(
+                "{}: unknown experiment `{name}`; valid: {valid}",
+                lab.name()
+            )
+        })
+}
+
+/// Checks that `case` is one of `lab`'s and that `implementation` is known; returns the
+/// experiment and the parameter. Labs call it first in [`Lab::open`].
+pub fn resolve(
+    lab: &dyn Lab,
+    implementation: &str,
+    case: &BenchCase,
+) -> Result<(Experiment, Parameter), String> {
+    let implementations = lab.implementations();
+    if !implementations.contains(&implementation) {
+        return Err(format!(
+            "{}: unknown implementation `{implementation}`; valid: {}",
+            lab.name(),
+            implementations.join(", ")
+        ));
+    }
+    let experiment = experiment(lab, &case.experiment)?;
+    let parameter = experiment
+        .parameter(&case.parameter)
+        .cloned()
+        .ok_or_else(|| {
+            let valid: Vec<&str> = experiment
+                .parameters
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            format!(
+                "{}: `{}` is not a parameter of {}; valid: {}",
+                lab.name(),
+                case.parameter,
+                experiment.name,
+                valid.join(", ")
+            )
+        })?;
+    Ok((experiment, parameter))
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
