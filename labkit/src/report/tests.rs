@@ -1,0 +1,228 @@
+//! Tests of [`super`].
+
+use super::*;
+use crate::env::Environment;
+use crate::record::{Interval, RunMode};
+
+fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
+    Record::new(
+        BenchId::new("admission", implementation, "single"),
+        Metric::NsPerOp,
+        value,
+    )
+    .with_interval(Interval {
+        lower: value - half_width,
+        upper: value + half_width,
+        confidence: 0.95,
+    })
+}
+
+fn set(records: Vec<Record>) -> ResultSet {
+    ResultSet {
+        lab: "dedup".into(),
+        mode: RunMode::Full,
+        environment: Environment::fixed_for_tests(),
+        timing: None,
+        records,
+        repeats: Vec::new(),
+    }
+}
+
+#[test]
+fn comparison_table_puts_baseline_first_and_gives_verdicts() {
+    let s = set(vec![
+        timed("base", 40.0, 1.0),
+        timed("fast", 20.0, 1.0),
+        timed("close", 40.8, 1.0),
+    ]);
+    let rows = [Row::new("admission", "single", "1 thread")];
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "fast", "close", "absent"],
+    )
+    .render();
+    assert!(
+        out.starts_with("| Case | base (baseline) | fast | close | absent |"),
+        "{out}"
+    );
+    assert!(out.contains("40.0 [39.0–41.0]<br>1.00×"), "{out}");
+    assert!(
+        out.contains("20.0 [19.0–21.0]<br>0.50× −50.0 % faster"),
+        "{out}"
+    );
+    assert!(out.contains("1.02× +2.0 % inconclusive"), "{out}");
+    assert!(out.contains("| — |"), "{out}");
+}
+
+#[test]
+fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
+    let passes = |implementation: &str, values: &[f64]| {
+        Record::from_passes(
+            BenchId::new("admission", implementation, "single"),
+            Metric::NsPerOp,
+            values.to_vec(),
+        )
+    };
+    let s = set(vec![
+        passes("base", &[10.0, 11.0, 12.0, 13.0, 14.0, 15.0]),
+        passes("base-again", &[10.5, 10.5, 12.5, 12.5, 14.5, 14.5]),
+        passes("fast", &[5.0, 5.5, 6.0, 6.5, 7.0, 7.5]),
+    ]);
+    let rows = [Row::new("admission", "single", "1 thread")];
+    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+    assert!(
+        out.starts_with("| Case | base (baseline) | base again (A/A) | fast |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("0.50× [0.50–0.50] −50.0 % faster (6/6)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1.00× [0.95–1.05] +0.1 % unstable"),
+        "the ratio's interval: {out}"
+    );
+    assert!(out.contains("unstable (3/6)"), "{out}");
+    let without = set(vec![timed("base", 40.0, 1.0)]);
+    let out = comparison_table(&without, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+    assert!(!out.contains("A/A"), "no twin measured, no column: {out}");
+}
+
+#[test]
+fn a_zero_baseline_gives_no_infinite_ratio() {
+    let count = |i: &str, v: f64| {
+        Record::new(
+            BenchId::new("admission", i, "single"),
+            Metric::AllocsPerOp,
+            v,
+        )
+    };
+    let rows = [Row::new("admission", "single", "single")];
+    let s = set(vec![
+        count("base", 0.0),
+        count("boxed", 1.06),
+        count("flat", 0.0),
+    ]);
+    let out = comparison_table(&s, Metric::AllocsPerOp, &rows, &["base", "boxed", "flat"]).render();
+    assert!(out.contains("1.06<br>more (baseline 0)"), "{out}");
+    assert!(out.contains("0<br>1.00× +0.0 % same"), "{out}");
+    assert!(!out.contains('∞'), "{out}");
+}
+
+#[test]
+fn joined_table_has_one_row_per_id_and_a_column_per_measured_metric() {
+    let mut records = vec![timed("base", 40.0, 1.0)];
+    records.push(Record::new(
+        BenchId::new("admission", "base", "single"),
+        Metric::AllocsPerOp,
+        0.0,
+    ));
+    records.push(Record::new(
+        BenchId::new("footprint", "base", "1-producers"),
+        Metric::RetainedBytes,
+        2048.0,
+    ));
+    let out = joined_table(&set(records)).render();
+    assert!(
+        out.starts_with("| Id | ns/op | allocs/op | retained |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| `admission/base/single` | 40.0 | 0 |  |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| `footprint/base/1-producers` |  |  | 2.00 KiB |"),
+        "{out}"
+    );
+}
+
+#[test]
+fn paired_table_reports_the_ratio_interval_and_verdict() {
+    use crate::paired::{MedianEstimate, PairedEstimate, paired_records};
+    let estimate = |median: f64, lower: f64, upper: f64| MedianEstimate {
+        median,
+        interval: Interval {
+            lower,
+            upper,
+            confidence: 0.95,
+        },
+    };
+    let mut records = paired_records(
+        "admission",
+        "base",
+        "fast",
+        "single",
+        &PairedEstimate {
+            a: estimate(40.0, 39.0, 41.0),
+            b: estimate(20.0, 19.0, 21.0),
+            ratio: estimate(0.5, 0.48, 0.52),
+            pairs: 60,
+        },
+    );
+    records.extend(paired_records(
+        "admission",
+        "base",
+        "fast",
+        "shared-2",
+        &PairedEstimate {
+            a: estimate(40.0, 39.0, 41.0),
+            b: estimate(40.0, 39.0, 41.0),
+            ratio: estimate(1.01, 0.97, 1.04),
+            pairs: 60,
+        },
+    ));
+    let label = |id: &BenchId| format!("{} · `{}`", id.experiment, id.parameter);
+    let out = paired_table(&set(records), "base", "fast", label).render();
+    assert!(
+        out.starts_with("| Case | base (ns/op) | fast (ns/op) | Change |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("| admission · `single` | 40.0 [39.0–41.0] | 20.0 [19.0–21.0] | −50.0 % [−52.0 % … −48.0 %] faster |"),
+        "{out}"
+    );
+    assert!(
+        out.contains("+1.0 % [−3.0 % … +4.0 %] inconclusive"),
+        "{out}"
+    );
+}
+
+#[test]
+fn templates_fill_every_slot_and_refuse_strays() {
+    let filled = fill(
+        "a {{x}} b {{ y }}.",
+        &[("x", "1".into()), ("y", "2".into())],
+    );
+    assert_eq!(filled.unwrap(), "a 1 b 2.");
+    assert!(
+        fill("{{x}}", &[])
+            .unwrap_err()
+            .contains("`{{x}}` has no value")
+    );
+    assert!(
+        fill("none", &[("x", "1".into())])
+            .unwrap_err()
+            .contains("no `{{x}}` slot")
+    );
+    assert!(fill("{{x", &[("x", "1".into())]).is_err());
+}
+
+#[test]
+fn chart_values_carry_scaled_time_units() {
+    assert_eq!(format_scaled(Metric::NsPerOp, 1_253_967.0), "1.25 ms");
+    assert_eq!(format_scaled(Metric::NsPerOp, 42.0), "42.0 ns");
+    assert_eq!(format_scaled(Metric::NsPerOp, 67_400.0), "67.4 µs");
+    assert_eq!(format_scaled(Metric::AllocsPerOp, 0.5), "0.500 allocs/op");
+}
+
+#[test]
+fn environment_header_names_the_mode() {
+    let out = environment_section(&set(vec![]));
+    assert!(
+        out.contains("Test CPU") && out.contains("abc1234") && out.contains("| Mode | full |"),
+        "{out}"
+    );
+}
