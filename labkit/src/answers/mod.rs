@@ -1,0 +1,392 @@
+//! The answers a report opens with: each claim of the lab's source write-up (a row of the PR's
+//! table, a point of its argument) beside the lab's re-creation of it, `reproduces` or `differs`,
+//! and for every difference its cause **shown by measurements of the same run**.
+//!
+//! A lab writes its claims once, in `report/answers.json`: the seed's figure, the experiment,
+//! parameter and metric the lab measures it on, the pairs of designs that stand for the seed's
+//! "before" and "after", and for a pair that differs, causes whose text cites measured values
+//! (`{allocs-per-op@admission/papaya-cas/single}`) and whose **evidence** (conditions on measured
+//! values) must hold in this run for the cause to be shown. A cause whose evidence fails, or a
+//! difference with no cause, is printed as `differs — cause not established` and counted at the
+//! top, so prose cannot outlive the numbers that backed it.
+
+use serde::Deserialize;
+
+use crate::compare::{Verdict, compare_in};
+use crate::lab::twin;
+use crate::record::{BenchId, Metric, Record, ResultSet};
+use crate::report::format_metric;
+use crate::table::{Align, Table, format_change, format_number};
+
+mod refs;
+
+pub use refs::fill_measured;
+use refs::*;
+
+/// A lab's answers file.
+#[derive(Debug, Deserialize)]
+pub struct Answers {
+    /// The write-up the claims come from.
+    pub source: String,
+    /// Its question, in one sentence.
+    pub question: String,
+    /// The design pairs every claim is checked on, one column each; the first is the lab's
+    /// re-creation of the write-up's own comparison.
+    pub pairs: Vec<Pair>,
+    pub claims: Vec<Claim>,
+}
+
+/// The design standing for the write-up's "before" and the one for its "after".
+#[derive(Debug, Clone, Deserialize)]
+pub struct Pair {
+    pub old: String,
+    pub new: String,
+    /// What the pair is, for the column heading.
+    pub label: String,
+}
+
+/// Which way a claim says the "after" design moves the metric.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    Lower,
+    Higher,
+    Same,
+}
+
+/// One claim of the write-up.
+#[derive(Debug, Deserialize)]
+pub struct Claim {
+    pub claim: String,
+    /// The published figures, when the claim has them.
+    #[serde(default)]
+    pub seed: Option<SeedFigure>,
+    /// The claim's direction when it has no figures (an argument, not a table row).
+    #[serde(default)]
+    pub expect: Option<Direction>,
+    /// The claim in the write-up's words, when it has no figures.
+    #[serde(default)]
+    pub seed_text: Option<String>,
+    /// A [`Metric::key`].
+    pub metric: String,
+    pub experiment: String,
+    pub parameter: String,
+    /// Pairs for this claim instead of the file's.
+    #[serde(default)]
+    pub pairs: Option<Vec<Pair>>,
+    #[serde(default)]
+    pub causes: Vec<Cause>,
+}
+
+#[derive(Debug, Clone, Deserialize)]
+pub struct SeedFigure {
+    pub old: f64,
+    pub new: f64,
+    pub unit: String,
+}
+
+/// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds.
+#[derive(Debug, Deserialize)]
+pub struct Cause {
+    #[serde(default)]
+    pub pair: usize,
+    /// With `{REF}` and `{REF / REF}` placeholders for measured values and their ratio.
+    pub text: String,
+    pub evidence: Vec<Evidence>,
+}
+
+/// A condition on measured values: `value` (or `value / over`) at least / at most a bound.
+#[derive(Debug, Deserialize)]
+pub struct Evidence {
+    pub value: String,
+    #[serde(default)]
+    pub over: Option<String>,
+    #[serde(default)]
+    pub at_least: Option<f64>,
+    #[serde(default)]
+    pub at_most: Option<f64>,
+}
+
+/// How one claim came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// Every pair goes the seed's way.
+    Reproduces,
+    /// Some pair does not, and each such pair has a cause whose evidence holds.
+    Explained,
+    /// Some pair differs with no cause this run bears out.
+    NotEstablished,
+    /// Nothing measured for it in this run.
+    NotMeasured,
+}
+
+/// The answers checked against one run.
+#[derive(Debug)]
+pub struct Checked {
+    pub outcomes: Vec<Outcome>,
+    pub markdown: String,
+}
+
+impl Answers {
+    pub fn parse(json: &str) -> Result<Self, String> {
+        let answers: Self = serde_json::from_str(json).map_err(|e| format!("answers file: {e}"))?;
+        if answers.pairs.is_empty() {
+            return Err("answers file: no pairs".into());
+        }
+        for claim in &answers.claims {
+            Metric::from_key(&claim.metric)?;
+            if claim.seed.is_none() && claim.expect.is_none() {
+                return Err(format!(
+                    "claim `{}` has neither figures nor a direction",
+                    claim.claim
+                ));
+            }
+            let pairs = claim.pairs.as_ref().unwrap_or(&answers.pairs).len();
+            for cause in &claim.causes {
+                if cause.pair >= pairs {
+                    return Err(format!(
+                        "a cause of `{}` names pair {}",
+                        claim.claim, cause.pair
+                    ));
+                }
+                for e in &cause.evidence {
+                    for r in std::iter::once(&e.value).chain(&e.over) {
+                        Ref::parse(r, claim)?;
+                    }
+                }
+            }
+        }
+        Ok(answers)
+    }
+
+    /// Every implementation the file names, to check against the lab's.
+    pub fn implementations(&self) -> Vec<&str> {
+        let pairs = self
+            .pairs
+            .iter()
+            .chain(self.claims.iter().flat_map(|c| c.pairs.iter().flatten()));
+        pairs
+            .flat_map(|p| [p.old.as_str(), p.new.as_str()])
+            .collect()
+    }
+
+    /// The answers section's body, checked against `set`.
+    pub fn check(&self, set: &ResultSet) -> Checked {
+        let headers: Vec<String> = self
+            .pairs
+            .iter()
+            .map(|p| format!("{}: `{}` → `{}`", p.label, p.old, p.new))
+            .collect();
+        let mut table = Table::new()
+            .column("The write-up's claim", Align::Left)
+            .column("Seed", Align::Right);
+        for h in &headers {
+            table = table.column(h, Align::Right);
+        }
+        table = table.column("Answer", Align::Left);
+        let mut outcomes = Vec::new();
+        for claim in &self.claims {
+            let pairs = claim.pairs.as_ref().unwrap_or(&self.pairs);
+            let (cells, outcome, answer) = judge(set, claim, pairs);
+            outcomes.push(outcome);
+            let mut row = vec![claim.claim.clone(), seed_cell(claim)];
+            if claim.pairs.is_some() {
+                // Its own pairs: shown in the first column, named.
+                let own: Vec<String> = pairs
+                    .iter()
+                    .zip(&cells)
+                    .map(|(p, c)| format!("`{}` → `{}`: {c}", p.old, p.new))
+                    .collect();
+                row.push(own.join("<br>"));
+                row.extend(std::iter::repeat_n(String::new(), headers.len() - 1));
+            } else {
+                row.extend(cells);
+            }
+            row.push(answer);
+            table.row(row);
+        }
+        let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
+        let summary = format!(
+            "{} claims: **{} reproduce**, **{} differ with a cause measured in this run**, **{} \
+             differ — cause not established**{}.",
+            outcomes.len(),
+            count(Outcome::Reproduces),
+            count(Outcome::Explained),
+            count(Outcome::NotEstablished),
+            match count(Outcome::NotMeasured) {
+                0 => String::new(),
+                n => format!(", {n} not measured in this run"),
+            }
+        );
+        let markdown = format!(
+            "{}\n\n_Source: {}._ A pair reproduces a claim when its verdict in this run goes the \
+             claim's way (wall time: every pass agrees; counts: by value); magnitudes are \
+             compared in the text, not judged. Every **differs** names its cause with values \
+             measured in this run, and the cause is shown only when its evidence holds.\n\n{}\n\n{}",
+            self.question,
+            self.source,
+            summary,
+            table.render()
+        );
+        Checked { outcomes, markdown }
+    }
+}
+
+/// The claim's published figure: `41.1 → 31.6 ns/op (−23.1 %)`, or its words.
+fn seed_cell(claim: &Claim) -> String {
+    match (&claim.seed, &claim.seed_text) {
+        (Some(s), _) => format!(
+            "{} → {} {} ({})",
+            format_number(s.old),
+            format_number(s.new),
+            s.unit,
+            format_change((s.new / s.old - 1.0) * 100.0)
+        ),
+        (None, Some(text)) => text.clone(),
+        (None, None) => String::new(),
+    }
+}
+
+/// The direction the claim states.
+fn claimed(claim: &Claim) -> Direction {
+    match (&claim.seed, claim.expect) {
+        (Some(s), _) => {
+            let change = s.new / s.old - 1.0;
+            if change.abs() < 0.01 {
+                Direction::Same
+            } else if change < 0.0 {
+                Direction::Lower
+            } else {
+                Direction::Higher
+            }
+        }
+        (None, Some(d)) => d,
+        (None, None) => Direction::Same,
+    }
+}
+
+/// Which way `verdict` moved a metric; `None` when the run cannot tell.
+fn moved(metric: Metric, verdict: Verdict) -> Option<Direction> {
+    let better = if metric.higher_is_better() {
+        Direction::Higher
+    } else {
+        Direction::Lower
+    };
+    let worse = if better == Direction::Higher {
+        Direction::Lower
+    } else {
+        Direction::Higher
+    };
+    match verdict {
+        Verdict::Better => Some(better),
+        Verdict::Worse => Some(worse),
+        Verdict::Same => Some(Direction::Same),
+        Verdict::Unstable | Verdict::Inconclusive => None,
+    }
+}
+
+/// The pairs' cells, the claim's outcome and its answer.
+fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcome, String) {
+    let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
+    let want = claimed(claim);
+    let mut cells = Vec::new();
+    let mut differing = Vec::new();
+    let mut measured = 0;
+    for (index, pair) in pairs.iter().enumerate() {
+        let find = |i: &str| {
+            set.find(
+                &BenchId::new(&claim.experiment, i, &claim.parameter),
+                metric,
+            )
+        };
+        let (Some(old), Some(new)) = (find(&pair.old), find(&pair.new)) else {
+            cells.push("not measured".into());
+            continue;
+        };
+        measured += 1;
+        let c = compare_in(set, old, new);
+        let direction = moved(metric, c.verdict);
+        let agreement = c
+            .agreement
+            .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
+        let verdict = match direction {
+            _ if !c.ratio.is_finite() => "from 0".to_owned(),
+            Some(Direction::Same) => c.verdict_text("same"),
+            Some(_) => format!(
+                "{}{agreement}",
+                crate::report::verdict_word(metric, c.verdict)
+            ),
+            None => format!("undecided{agreement}"),
+        };
+        let change = if c.ratio.is_finite() {
+            format_change(c.change_percent)
+        } else {
+            "+∞ %".into()
+        };
+        let mark = if direction == Some(want) {
+            "✓"
+        } else {
+            "✗"
+        };
+        // Times with their unit: claims mix nanosecond cycles and millisecond cleanups.
+        let show = |v: f64| match metric {
+            Metric::NsPerOp => crate::report::format_duration(v),
+            _ => format_metric(metric, v),
+        };
+        cells.push(format!(
+            "{} → {} ({change}, {verdict}) {mark}",
+            show(old.value),
+            show(new.value)
+        ));
+        if direction != Some(want) {
+            differing.push(index);
+        }
+    }
+    if measured == 0 {
+        return (
+            cells,
+            Outcome::NotMeasured,
+            "not measured in this run".into(),
+        );
+    }
+    if differing.is_empty() {
+        return (cells, Outcome::Reproduces, "**reproduces**".into());
+    }
+    let mut answer = Vec::new();
+    if !differing.contains(&0) {
+        answer.push(format!("**reproduces** with {}", pairs[0].label));
+    }
+    let mut established = true;
+    for &index in &differing {
+        let label = &pairs[index].label;
+        let shown: Vec<Result<String, String>> = claim
+            .causes
+            .iter()
+            .filter(|c| c.pair == index)
+            .map(|c| cause_text(set, claim, c))
+            .collect();
+        match shown.iter().find_map(|s| s.as_ref().ok()) {
+            Some(text) => answer.push(format!("**differs** ({label}): {text}")),
+            None => {
+                established = false;
+                let why = shown
+                    .iter()
+                    .filter_map(|s| s.as_ref().err())
+                    .map(|e| format!(" (the stated cause is not borne out: {e})"))
+                    .collect::<String>();
+                answer.push(format!(
+                    "**differs — cause not established** ({label}){why}"
+                ));
+            }
+        }
+    }
+    let outcome = if established {
+        Outcome::Explained
+    } else {
+        Outcome::NotEstablished
+    };
+    (cells, outcome, answer.join("; "))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,235 @@
+//! Measured values named in a claim's text and evidence: `{metric@experiment/design/parameter}`
+//! references, resolved against the run's records.
+
+use super::*;
+
+/// A value a cause refers to.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) enum Ref {
+    /// A measured record.
+    Record(Metric, BenchId),
+    /// How far the seed's figures differ, as a fraction (0.23 for −23 %).
+    SeedChange,
+    /// The largest deviation of this row's A/A twin from the baseline over the passes, as a
+    /// fraction: how far two equal cells moved apart in this run.
+    AaSpread(Metric, String, String),
+    /// How far design `1` is from design `0` on the claim's row and metric (|median ratio − 1|,
+    /// pass by pass where there are passes), as a fraction.
+    LabChange(Metric, BenchId, BenchId),
+}
+
+impl Ref {
+    /// `METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER`, `METRIC@IMPLEMENTATION` (the claim's
+    /// experiment and parameter), `seed-change`, `aa-spread` (the claim's row and metric), or
+    /// `lab-change@A/B` (B against A on the claim's row and metric).
+    pub(super) fn parse(text: &str, claim: &Claim) -> Result<Self, String> {
+        let text = text.trim();
+        if let Some((a, b)) = text
+            .strip_prefix("lab-change@")
+            .and_then(|p| p.split_once('/'))
+        {
+            let metric = Metric::from_key(&claim.metric)?;
+            let id = |i: &str| BenchId::new(&claim.experiment, i, &claim.parameter);
+            return Ok(Self::LabChange(metric, id(a), id(b)));
+        }
+        match text {
+            "seed-change" => return Ok(Self::SeedChange),
+            "aa-spread" => {
+                let metric = Metric::from_key(&claim.metric)?;
+                return Ok(Self::AaSpread(
+                    metric,
+                    claim.experiment.clone(),
+                    claim.parameter.clone(),
+                ));
+            }
+            _ => {}
+        }
+        let (metric, id) = text
+            .split_once('@')
+            .ok_or_else(|| format!("`{text}` is not METRIC@ID"))?;
+        let metric = Metric::from_key(metric)?;
+        let id = if id.contains('/') {
+            id.parse()?
+        } else {
+            BenchId::new(&claim.experiment, id, &claim.parameter)
+        };
+        Ok(Self::Record(metric, id))
+    }
+
+    /// The record a `METRIC@ID` reference names, if measured.
+    fn record<'a>(&self, set: &'a ResultSet) -> Option<&'a Record> {
+        match self {
+            Self::Record(metric, id) => set.find(id, *metric),
+            _ => None,
+        }
+    }
+
+    fn value(&self, set: &ResultSet, claim: &Claim) -> Result<f64, String> {
+        match self {
+            Self::Record(metric, id) => set
+                .find(id, *metric)
+                .map(|r| r.value)
+                .ok_or_else(|| format!("`{}@{id}` was not measured", metric.key())),
+            Self::SeedChange => claim
+                .seed
+                .as_ref()
+                .map(|s| (s.new / s.old - 1.0).abs())
+                .ok_or_else(|| "the claim has no figures".to_owned()),
+            Self::AaSpread(metric, experiment, parameter) => {
+                let find = |i: &str| set.find(&BenchId::new(experiment, i, parameter), *metric);
+                let baseline = set
+                    .records
+                    .iter()
+                    .find(|r| {
+                        r.metric == *metric
+                            && r.id.experiment == *experiment
+                            && r.id.parameter == *parameter
+                            && crate::lab::twin_of(&r.id.implementation).is_none()
+                            && find(&twin(&r.id.implementation)).is_some()
+                    })
+                    .ok_or("no A/A twin measured on this row")?;
+                let twin_record = find(&twin(&baseline.id.implementation)).expect("found above");
+                aa_spread(baseline, twin_record).ok_or_else(|| "the A/A twin has no passes".into())
+            }
+            Self::LabChange(metric, a, b) => {
+                let find = |id: &BenchId| {
+                    set.find(id, *metric)
+                        .ok_or_else(|| format!("`{}@{id}` was not measured", metric.key()))
+                };
+                Ok((compare_in(set, find(a)?, find(b)?).ratio - 1.0).abs())
+            }
+        }
+    }
+
+    fn show(&self, value: f64) -> String {
+        match self {
+            Self::Record(metric, _) => format_metric(*metric, value),
+            Self::SeedChange | Self::AaSpread(..) | Self::LabChange(..) => {
+                format!("{:.1} %", value * 100.0)
+            }
+        }
+    }
+}
+
+/// The largest |twin / baseline − 1| over the passes.
+pub(super) fn aa_spread(baseline: &Record, twin: &Record) -> Option<f64> {
+    let (b, t) = (baseline.passes.as_ref()?, twin.passes.as_ref()?);
+    b.iter()
+        .zip(t)
+        .map(|(b, t)| (t / b - 1.0).abs())
+        .max_by(f64::total_cmp)
+}
+
+/// The cause's text with its values filled in, or why its evidence does not hold.
+pub(super) fn cause_text(set: &ResultSet, claim: &Claim, cause: &Cause) -> Result<String, String> {
+    for e in &cause.evidence {
+        let value = Ref::parse(&e.value, claim)?.value(set, claim)?;
+        let (checked, shown) = match &e.over {
+            Some(over) => {
+                let divisor = Ref::parse(over, claim)?.value(set, claim)?;
+                let ratio = value / divisor;
+                (ratio, format!("{} / {} = {ratio:.2}", e.value, over))
+            }
+            None => (value, format!("{} = {}", e.value, format_number(value))),
+        };
+        let holds =
+            e.at_least.is_none_or(|m| checked >= m) && e.at_most.is_none_or(|m| checked <= m);
+        if !holds {
+            let bound = match (e.at_least, e.at_most) {
+                (Some(l), Some(m)) => format!("between {l} and {m}"),
+                (Some(l), None) => format!("at least {l}"),
+                (None, Some(m)) => format!("at most {m}"),
+                (None, None) => String::new(),
+            };
+            return Err(format!("{shown}, not {bound}"));
+        }
+    }
+    fill_refs(&cause.text, |r| value_text(set, claim, r))
+}
+
+/// The text of one placeholder: a value (`REF`), a ratio (`REF / REF`, shown with ×), a quotient
+/// (`REF per REF`, a plain number: bytes per allocation) or a difference (`REF - REF`, in the
+/// first value's unit).
+pub(super) fn value_text(
+    set: &ResultSet,
+    claim: &Claim,
+    placeholder: &str,
+) -> Result<String, String> {
+    let value = |r: &str| -> Result<(Ref, f64), String> {
+        let parsed = Ref::parse(r, claim)?;
+        let value = parsed.value(set, claim)?;
+        Ok((parsed, value))
+    };
+    for (operator, combine) in [
+        (" / ", Combine::Ratio),
+        (" per ", Combine::Quotient),
+        (" - ", Combine::Difference),
+    ] {
+        if let Some((a, b)) = placeholder.split_once(operator) {
+            let ((first, a), (second, b)) = (value(a)?, value(b)?);
+            return Ok(match combine {
+                Combine::Ratio => {
+                    // Two records timed pass by pass: the median of their per-pass ratios, as
+                    // every table and target gives it, not the ratio of the two medians.
+                    let ratio = match (first.record(set), second.record(set)) {
+                        (Some(x), Some(y)) if x.passes.is_some() && y.passes.is_some() => {
+                            compare_in(set, y, x).ratio
+                        }
+                        _ => a / b,
+                    };
+                    format!("{}×", format_number(ratio))
+                }
+                Combine::Quotient => format_number(a / b),
+                Combine::Difference => first.show(a - b),
+            });
+        }
+    }
+    let (parsed, v) = value(placeholder)?;
+    Ok(parsed.show(v))
+}
+
+pub(super) enum Combine {
+    Ratio,
+    Quotient,
+    Difference,
+}
+
+/// `text` (report prose) with every `{METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER}` and
+/// `{REF / REF}` filled with the value measured in `set`, so prose that cites numbers never has
+/// them typed by hand; a value the run lacks reads `(not measured)`.
+pub fn fill_measured(text: &str, set: &ResultSet) -> String {
+    let context = Claim {
+        claim: String::new(),
+        seed: None,
+        expect: Some(Direction::Same),
+        seed_text: None,
+        metric: Metric::NsPerOp.key(),
+        experiment: String::new(),
+        parameter: String::new(),
+        pairs: None,
+        causes: Vec::new(),
+    };
+    fill_refs(text, |r| {
+        Ok(value_text(set, &context, r).unwrap_or_else(|_| "(not measured)".into()))
+    })
+    .unwrap_or_else(|e| e)
+}
+
+/// `text` with every `{…}` replaced by `value(…)`.
+pub(super) fn fill_refs(
+    text: &str,
+    mut value: impl FnMut(&str) -> Result<String, String>,
+) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = text;
+    while let Some(start) = rest.find('{') {
+        out.push_str(&rest[..start]);
+        let end = rest[start..]
+            .find('}')
+            .ok_or_else(|| format!("unclosed `{{` in `{text}`"))?;
+        out.push_str(&value(&rest[start + 1..start + end])?);
+        rest = &rest[start + end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
