@@ -5,12 +5,16 @@
 
 mod binaries;
 mod collect;
+mod compare;
 mod labs;
 mod output;
 mod passes;
 mod process;
+mod rerun;
 mod revision;
 mod stages;
+mod suite;
+mod writeup;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -213,12 +217,12 @@ fn main() {
     let result = match cli.command {
         Command::Bench(args) => bench(&args),
         Command::Report(args) => report(&args),
-        Command::Compare(args) => compare(&args),
+        Command::Compare(args) => compare::compare(&args),
         Command::Gate(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
-        Command::Writeup(args) => writeup(&args),
-        Command::Test => test(),
-        Command::Rerun(args) => rerun(&args),
+        Command::Writeup(args) => writeup::writeup(&args),
+        Command::Test => suite::test(),
+        Command::Rerun(args) => rerun::rerun(&args),
         Command::Tools => binaries::gungraun_runner().map(drop),
     };
     if let Err(e) = result {
@@ -329,194 +333,6 @@ fn report(args: &ReportArgs) -> Result<()> {
     Ok(())
 }
 
-fn rerun(args: &RerunArgs) -> Result<()> {
-    let mut table = labkit::table::Table::new()
-        .column("Lab", labkit::table::Align::Left)
-        .column("verdicts on", labkit::table::Align::Left);
-    for header in [
-        "decisive in the first run (faster, slower, same)",
-        "repeated",
-        "unstable or inconclusive",
-        "reversed (faster ↔ slower)",
-        "same ↔ faster or slower",
-        "not measured again",
-        "same: repeated",
-        "design cells (ns/op, or p99): median ratio moved > 5 %",
-        "> 10 %",
-        "of them single-threaded: moved > 5 %",
-    ] {
-        table = table.column(header, labkit::table::Align::Right);
-    }
-    for lab in named_labs(&args.labs)? {
-        let load = |dir: &PathBuf| {
-            ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))
-        };
-        let baseline = lab.implementations()[0];
-        let (first, second) = (load(&args.first)?, load(&args.second)?);
-        for (metrics, what) in [
-            (&labkit::verdicts::WALL_TIME[..], "ns/op, ops/s"),
-            (&labkit::verdicts::TAIL[..], "p99"),
-        ] {
-            let single = |id: &labkit::record::BenchId| labkit::lab::single_threaded(lab, id);
-            let outcome = labkit::verdicts::rerun(&first, &second, baseline, metrics, &single);
-            let share = |n: usize, of: usize| {
-                if of == 0 {
-                    n.to_string()
-                } else {
-                    format!("{n} ({:.1} %)", 100.0 * n as f64 / of as f64)
-                }
-            };
-            let decided = |n| share(n, outcome.decisive);
-            table.row(vec![
-                lab.name().to_owned(),
-                what.to_owned(),
-                outcome.decisive.to_string(),
-                decided(outcome.repeated),
-                decided(outcome.softened),
-                decided(outcome.reversed),
-                decided(outcome.same_or_different),
-                decided(outcome.missing),
-                format!("{} of {}", outcome.same_repeated, outcome.same),
-                format!(
-                    "{} of {}",
-                    share(outcome.moved_5, outcome.effect_cells),
-                    outcome.effect_cells
-                ),
-                share(outcome.moved_10, outcome.effect_cells),
-                format!(
-                    "{} of {}",
-                    share(outcome.single_moved_5, outcome.single_effect_cells),
-                    outcome.single_effect_cells
-                ),
-            ]);
-        }
-    }
-    println!("{}", table.render());
-    Ok(())
-}
-
-/// A comparison's sides and case names, checked against the lab.
-struct Comparison {
-    lab: &'static dyn Lab,
-    a: String,
-    b: String,
-    names: Vec<String>,
-}
-
-fn comparison(args: &CompareArgs) -> Result<Comparison> {
-    let lab = labs::find(&args.lab)?;
-    let implementations = lab.implementations();
-    let unknown = |name: &str| {
-        anyhow!(
-            "unknown implementation `{name}` in lab {}; valid: {}",
-            lab.name(),
-            implementations.join(", ")
-        )
-    };
-    if !implementations.contains(&args.a.as_str()) {
-        return Err(unknown(&args.a));
-    }
-    // Across revisions B defaults to A: the same implementation before and after a change.
-    let (b, names) = match args.rest.split_first() {
-        Some((b, names)) if implementations.contains(&b.as_str()) => (b.clone(), names),
-        Some((word, _)) if args.rev.is_none() => return Err(unknown(word)),
-        None if args.rev.is_none() => {
-            bail!("missing implementation B (only --rev compares A with itself)")
-        }
-        _ => (args.a.clone(), args.rest.as_slice()),
-    };
-    Selection::parse(lab, names).map_err(|e| anyhow!(e))?;
-    Ok(Comparison {
-        lab,
-        a: args.a.clone(),
-        b,
-        names: names.to_vec(),
-    })
-}
-
-fn compare(args: &CompareArgs) -> Result<()> {
-    let Comparison { lab, a, b, names } = comparison(args)?;
-    let mode = args.mode.mode();
-    let dir = args
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| root().join("target/lab/compare"));
-    // The bench binary runs in its package directory, so it gets an absolute path.
-    let dir = std::path::absolute(&dir).with_context(|| dir.display().to_string())?;
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let environment = Environment::capture(&root(), lab.package());
-    let now = BenchBinaries::this_checkout()?;
-    let (a_label, b_label, records) = match &args.rev {
-        None => {
-            let json = dir.join(format!("{}-{a}-vs-{b}.json", lab.name()));
-            run(now
-                .command(lab, "compare")?
-                .args([&a, &b])
-                .args(&names)
-                .args(mode.bench_flag())
-                .arg("--out")
-                .arg(&json))?;
-            let records = labkit::record::load_records(&json).map_err(|e| anyhow!(e))?;
-            (a, b, records)
-        }
-        Some(rev) => {
-            let checkout = revision::checkout(rev, lab)?;
-            let then = BenchBinaries::build_in(&checkout.dir, &[lab.package()])?;
-            let side_a = revision::Side {
-                binaries: &then,
-                implementation: &a,
-                label: format!("{a}@{}", checkout.short),
-            };
-            let side_b = revision::Side {
-                binaries: now,
-                implementation: &b,
-                label: format!("{b}@{}", environment.git_revision),
-            };
-            let records = revision::compare_across(lab, mode, &side_a, &side_b, &names)?;
-            (side_a.label, side_b.label, records)
-        }
-    };
-    let set = ResultSet {
-        lab: lab.name().to_owned(),
-        mode,
-        environment,
-        timing: None,
-        records,
-        repeats: Vec::new(),
-    };
-    let stem = format!("{}-{a_label}-vs-{b_label}", lab.name());
-    let json = dir.join(format!("{stem}.json"));
-    write_atomic(&json, &set.to_json())
-        .with_context(|| format!("cannot write {}", json.display()))?;
-    let experiments = lab.experiments();
-    let label = |id: &labkit::record::BenchId| {
-        let row = experiments
-            .iter()
-            .find(|e| e.name == id.experiment)
-            .and_then(|e| {
-                Some(Row::of(
-                    e,
-                    e.parameter(&id.parameter)?,
-                    set.environment.cores,
-                ))
-            });
-        match row {
-            Some(row) => format!("{} · {}", id.experiment, row.label),
-            None => format!("{} · `{}`", id.experiment, id.parameter),
-        }
-    };
-    let report = format!(
-        "{}\n{}",
-        paired_table(&set, &a_label, &b_label, label).render(),
-        environment_section(&set)
-    );
-    let md = dir.join(format!("{stem}.md"));
-    write_atomic(&md, &report).with_context(|| format!("cannot write {}", md.display()))?;
-    println!("{report}");
-    println!("==> wrote {} and {}", md.display(), json.display());
-    Ok(())
-}
-
 fn gate(args: &GateArgs) -> Result<()> {
     let chosen = named_labs(&args.labs)?;
     let binaries = BenchBinaries::this_checkout()?;
@@ -589,181 +405,16 @@ fn alloc(args: &AllocArgs) -> Result<()> {
         .arg(&out))
 }
 
-fn writeup(args: &WriteupArgs) -> Result<()> {
-    let lab = labs::find(&args.lab)?;
-    let implementations = lab.implementations();
-    for side in [&args.a, &args.b] {
-        if !implementations.contains(&side.as_str()) {
-            bail!(
-                "unknown implementation `{side}` in lab {}; valid: {}",
-                lab.name(),
-                implementations.join(", ")
-            );
-        }
-    }
-    let selection = Selection::parse(lab, &args.names).map_err(|e| anyhow!(e))?;
-    let dir = args
-        .from
-        .clone()
-        .unwrap_or_else(|| root().join("bench-results"));
-    let set = ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))?;
-    let names = args.names.join(" ");
-    let words = format!("{} {} {} {names}", lab.name(), args.a, args.b);
-    let words = words.trim_end();
-    let revision = set.environment.git_revision.trim_end_matches("-dirty");
-    let commands = vec![
-        format!("git checkout {revision}"),
-        format!("cargo xtask bench {words}   # writes target/lab/results/"),
-        format!("cargo xtask writeup --from target/lab/results {words}"),
-        format!("cargo xtask compare {words}   # the paired A/B table"),
-    ];
-    let mut text = labkit::writeup::writeup(lab, &set, &args.a, &args.b, &selection, &commands);
-    if args.measure {
-        let compare_dir = root().join("target/lab/compare");
-        compare(&CompareArgs {
-            mode: args.mode,
-            out_dir: Some(compare_dir.clone()),
-            rev: None,
-            lab: lab.name().to_owned(),
-            a: args.a.clone(),
-            rest: std::iter::once(args.b.clone())
-                .chain(args.names.iter().cloned())
-                .collect(),
-        })?;
-        let json = compare_dir.join(format!("{}-{}-vs-{}.json", lab.name(), args.a, args.b));
-        let paired = ResultSet::load(&json).map_err(|e| anyhow!(e))?;
-        let label =
-            |id: &labkit::record::BenchId| format!("{} · `{}`", id.experiment, id.parameter);
-        text.push_str(&format!(
-            "\nPaired comparison measured now (A and B interleaved, fresh instances each round; \
-             `cargo xtask compare`):\n\n{}\n{}",
-            paired_table(&paired, &args.a, &args.b, label).render(),
-            environment_section(&paired)
-        ));
-    }
-    let out = args.out.clone().unwrap_or_else(|| {
-        root().join("target/lab/writeup").join(format!(
-            "{}-{}-vs-{}.md",
-            lab.name(),
-            args.a,
-            args.b
-        ))
-    });
-    write_atomic(&out, &text).with_context(|| format!("cannot write {}", out.display()))?;
-    println!("{text}");
-    println!("==> wrote {}", out.display());
-    Ok(())
-}
-
-/// A small filtered selection of `lab` for the CI smoke run: its first counted case, else its
-/// first timed one.
-fn smoke_filter(lab: &dyn Lab) -> Result<Vec<String>> {
-    let case = counted_cases_of(lab)
-        .into_iter()
-        .chain(labkit::lab::cases(lab, |e, _| e.is_timed()))
-        .next()
-        .ok_or_else(|| anyhow!("{} has no timed case", lab.name()))?;
-    Ok(vec![case.experiment, case.parameter])
-}
-
-fn test() -> Result<()> {
-    let started = Instant::now();
-    run(cargo().args(["test", "--workspace"]))?;
-    let smoke = |words: Vec<String>, dir: &str| BenchArgs {
-        mode: ModeArgs {
-            quick: false,
-            smoke: true,
-        },
-        out_dir: Some(root().join("target/lab").join(dir)),
-        fixed_layout: false,
-        allow_dirty: false,
-        words,
-    };
-    bench(&smoke(Vec::new(), "smoke"))?;
-    report(&ReportArgs {
-        out_dir: Some(root().join("target/lab/smoke")),
-        labs: Vec::new(),
-    })?;
-    for lab in labs::LABS {
-        let implementations = lab.implementations();
-        writeup(&WriteupArgs {
-            mode: ModeArgs {
-                quick: false,
-                smoke: true,
-            },
-            measure: false,
-            from: Some(root().join("target/lab/smoke")),
-            out: Some(
-                root()
-                    .join("target/lab/smoke")
-                    .join(format!("{}-writeup.md", lab.name())),
-            ),
-            lab: lab.name().to_owned(),
-            a: implementations[0].to_owned(),
-            b: implementations[implementations.len() - 1].to_owned(),
-            names: Vec::new(),
-        })?;
-    }
-    let now = BenchBinaries::this_checkout()?;
-    for lab in labs::LABS.iter().copied() {
-        // A filtered run: only the selected benchmarks, a partial report.
-        let mut words = vec![lab.name().to_owned()];
-        words.extend(smoke_filter(lab)?);
-        bench(&smoke(words, "smoke-filtered"))?;
-        let implementations = lab.implementations();
-        let (a, b) = (
-            implementations[0],
-            implementations[implementations.len() - 1],
-        );
-        compare(&CompareArgs {
-            mode: ModeArgs {
-                quick: false,
-                smoke: true,
-            },
-            out_dir: Some(root().join("target/lab/smoke-compare")),
-            rev: None,
-            lab: lab.name().to_owned(),
-            a: a.to_owned(),
-            rest: vec![b.to_owned(), smoke_filter(lab)?[1].clone()],
-        })?;
-        // The two-process path of `compare --rev`, with both sides from this build (CI needs no
-        // second checkout for it).
-        let side = |implementation| revision::Side {
-            binaries: now,
-            implementation,
-            label: implementation.to_owned(),
-        };
-        let case = smoke_filter(lab)?;
-        let records = revision::compare_across(lab, RunMode::Smoke, &side(a), &side(b), &case)?;
-        if records.is_empty() {
-            bail!(
-                "{}: the two-process comparison measured nothing",
-                lab.name()
-            );
-        }
-        println!(
-            "==> [{}] two-process comparison: {} records",
-            lab.name(),
-            records.len()
-        );
-    }
-    println!(
-        "==> tests and smoke runs passed in {:.0} s",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use clap::CommandFactory;
 
-    fn words(args: &[&str]) -> Vec<String> {
+    pub(crate) fn words(args: &[&str]) -> Vec<String> {
         args.iter().map(|s| s.to_string()).collect()
     }
 
-    fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
+    pub(crate) fn parse(args: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("xtask").chain(args.iter().copied()))
     }
 
@@ -813,71 +464,5 @@ mod tests {
             err.contains("name a lab first (dedup, pending-ack, coalesce)"),
             "{err}"
         );
-    }
-
-    #[test]
-    fn compare_takes_two_implementations_or_one_across_revisions() {
-        let args = |rev: Option<&str>, rest: &[&str]| CompareArgs {
-            mode: ModeArgs {
-                quick: false,
-                smoke: false,
-            },
-            out_dir: None,
-            rev: rev.map(str::to_owned),
-            lab: "dedup".into(),
-            a: "topic-mutex".into(),
-            rest: words(rest),
-        };
-        let c = comparison(&args(None, &["atomic-slot", "single"])).unwrap();
-        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "atomic-slot"));
-        assert_eq!(c.names, words(&["single"]));
-        let c = comparison(&args(Some("main"), &["single"])).unwrap();
-        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "topic-mutex"));
-        let err = |rev, rest: &[&str]| comparison(&args(rev, rest)).err().unwrap().to_string();
-        assert!(err(None, &[]).contains("missing implementation B"));
-        assert!(err(None, &["single"]).contains("unknown implementation `single`"));
-        assert!(err(None, &["atomic-slot", "nope"]).contains("`nope` in lab dedup"));
-    }
-
-    #[test]
-    fn writeups_work_on_the_committed_results() {
-        for lab in labs::LABS {
-            let set = ResultSet::load(&root().join(format!("bench-results/{}.json", lab.name())))
-                .unwrap();
-            // The first two of the lab's implementations that the committed run measured.
-            let known = lab.implementations();
-            let mut measured: Vec<&str> = known
-                .iter()
-                .copied()
-                .filter(|i| set.records.iter().any(|r| r.id.implementation == *i))
-                .collect();
-            measured.truncate(2);
-            let [a, b] = measured[..] else {
-                panic!("{}: fewer than two implementations measured", lab.name());
-            };
-            let text = labkit::writeup::writeup(
-                *lab,
-                &set,
-                a,
-                b,
-                &Selection::default(),
-                &["cargo xtask bench".into()],
-            );
-            assert!(text.contains("| Case | time |"), "{}: {text}", lab.name());
-            assert!(text.contains(&set.environment.git_revision), "{text}");
-            assert!(
-                text.lines().filter(|l| l.contains(" → ")).count() > 3,
-                "{text}"
-            );
-        }
-    }
-
-    #[test]
-    fn every_lab_has_a_filtered_smoke_selection() {
-        for lab in labs::LABS {
-            let filter = smoke_filter(*lab).unwrap();
-            let selection = Selection::parse(*lab, &filter).unwrap();
-            assert!(!selection.is_everything());
-        }
     }
 }

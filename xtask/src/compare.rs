@@ -1,0 +1,156 @@
+//! `cargo xtask compare`: a paired comparison of two implementations, in one process or across
+//! git revisions.
+
+use super::*;
+
+/// A comparison's sides and case names, checked against the lab.
+pub(crate) struct Comparison {
+    lab: &'static dyn Lab,
+    a: String,
+    b: String,
+    names: Vec<String>,
+}
+
+pub(crate) fn comparison(args: &CompareArgs) -> Result<Comparison> {
+    let lab = labs::find(&args.lab)?;
+    let implementations = lab.implementations();
+    let unknown = |name: &str| {
+        anyhow!(
+            "unknown implementation `{name}` in lab {}; valid: {}",
+            lab.name(),
+            implementations.join(", ")
+        )
+    };
+    if !implementations.contains(&args.a.as_str()) {
+        return Err(unknown(&args.a));
+    }
+    // Across revisions B defaults to A: the same implementation before and after a change.
+    let (b, names) = match args.rest.split_first() {
+        Some((b, names)) if implementations.contains(&b.as_str()) => (b.clone(), names),
+        Some((word, _)) if args.rev.is_none() => return Err(unknown(word)),
+        None if args.rev.is_none() => {
+            bail!("missing implementation B (only --rev compares A with itself)")
+        }
+        _ => (args.a.clone(), args.rest.as_slice()),
+    };
+    Selection::parse(lab, names).map_err(|e| anyhow!(e))?;
+    Ok(Comparison {
+        lab,
+        a: args.a.clone(),
+        b,
+        names: names.to_vec(),
+    })
+}
+
+pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
+    let Comparison { lab, a, b, names } = comparison(args)?;
+    let mode = args.mode.mode();
+    let dir = args
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| root().join("target/lab/compare"));
+    // The bench binary runs in its package directory, so it gets an absolute path.
+    let dir = std::path::absolute(&dir).with_context(|| dir.display().to_string())?;
+    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    let environment = Environment::capture(&root(), lab.package());
+    let now = BenchBinaries::this_checkout()?;
+    let (a_label, b_label, records) = match &args.rev {
+        None => {
+            let json = dir.join(format!("{}-{a}-vs-{b}.json", lab.name()));
+            run(now
+                .command(lab, "compare")?
+                .args([&a, &b])
+                .args(&names)
+                .args(mode.bench_flag())
+                .arg("--out")
+                .arg(&json))?;
+            let records = labkit::record::load_records(&json).map_err(|e| anyhow!(e))?;
+            (a, b, records)
+        }
+        Some(rev) => {
+            let checkout = revision::checkout(rev, lab)?;
+            let then = BenchBinaries::build_in(&checkout.dir, &[lab.package()])?;
+            let side_a = revision::Side {
+                binaries: &then,
+                implementation: &a,
+                label: format!("{a}@{}", checkout.short),
+            };
+            let side_b = revision::Side {
+                binaries: now,
+                implementation: &b,
+                label: format!("{b}@{}", environment.git_revision),
+            };
+            let records = revision::compare_across(lab, mode, &side_a, &side_b, &names)?;
+            (side_a.label, side_b.label, records)
+        }
+    };
+    let set = ResultSet {
+        lab: lab.name().to_owned(),
+        mode,
+        environment,
+        timing: None,
+        records,
+        repeats: Vec::new(),
+    };
+    let stem = format!("{}-{a_label}-vs-{b_label}", lab.name());
+    let json = dir.join(format!("{stem}.json"));
+    write_atomic(&json, &set.to_json())
+        .with_context(|| format!("cannot write {}", json.display()))?;
+    let experiments = lab.experiments();
+    let label = |id: &labkit::record::BenchId| {
+        let row = experiments
+            .iter()
+            .find(|e| e.name == id.experiment)
+            .and_then(|e| {
+                Some(Row::of(
+                    e,
+                    e.parameter(&id.parameter)?,
+                    set.environment.cores,
+                ))
+            });
+        match row {
+            Some(row) => format!("{} · {}", id.experiment, row.label),
+            None => format!("{} · `{}`", id.experiment, id.parameter),
+        }
+    };
+    let report = format!(
+        "{}\n{}",
+        paired_table(&set, &a_label, &b_label, label).render(),
+        environment_section(&set)
+    );
+    let md = dir.join(format!("{stem}.md"));
+    write_atomic(&md, &report).with_context(|| format!("cannot write {}", md.display()))?;
+    println!("{report}");
+    println!("==> wrote {} and {}", md.display(), json.display());
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tests::words;
+
+    #[test]
+    fn compare_takes_two_implementations_or_one_across_revisions() {
+        let args = |rev: Option<&str>, rest: &[&str]| CompareArgs {
+            mode: ModeArgs {
+                quick: false,
+                smoke: false,
+            },
+            out_dir: None,
+            rev: rev.map(str::to_owned),
+            lab: "dedup".into(),
+            a: "topic-mutex".into(),
+            rest: words(rest),
+        };
+        let c = comparison(&args(None, &["atomic-slot", "single"])).unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "atomic-slot"));
+        assert_eq!(c.names, words(&["single"]));
+        let c = comparison(&args(Some("main"), &["single"])).unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "topic-mutex"));
+        let err = |rev, rest: &[&str]| comparison(&args(rev, rest)).err().unwrap().to_string();
+        assert!(err(None, &[]).contains("missing implementation B"));
+        assert!(err(None, &["single"]).contains("unknown implementation `single`"));
+        assert!(err(None, &["atomic-slot", "nope"]).contains("`nope` in lab dedup"));
+    }
+}

@@ -1,0 +1,117 @@
+//! `cargo xtask test`: the whole test suite, then a smoke run of every benchmark, of the report
+//! pipeline, of the write-ups and of both comparison paths.
+
+use super::*;
+
+/// A small filtered selection of `lab` for the CI smoke run: its first counted case, else its
+/// first timed one.
+pub(crate) fn smoke_filter(lab: &dyn Lab) -> Result<Vec<String>> {
+    let case = counted_cases_of(lab)
+        .into_iter()
+        .chain(labkit::lab::cases(lab, |e, _| e.is_timed()))
+        .next()
+        .ok_or_else(|| anyhow!("{} has no timed case", lab.name()))?;
+    Ok(vec![case.experiment, case.parameter])
+}
+
+pub(crate) fn test() -> Result<()> {
+    let started = Instant::now();
+    run(cargo().args(["test", "--workspace"]))?;
+    let smoke = |words: Vec<String>, dir: &str| BenchArgs {
+        mode: ModeArgs {
+            quick: false,
+            smoke: true,
+        },
+        out_dir: Some(root().join("target/lab").join(dir)),
+        fixed_layout: false,
+        allow_dirty: false,
+        words,
+    };
+    bench(&smoke(Vec::new(), "smoke"))?;
+    report(&ReportArgs {
+        out_dir: Some(root().join("target/lab/smoke")),
+        labs: Vec::new(),
+    })?;
+    for lab in labs::LABS {
+        let implementations = lab.implementations();
+        crate::writeup::writeup(&WriteupArgs {
+            mode: ModeArgs {
+                quick: false,
+                smoke: true,
+            },
+            measure: false,
+            from: Some(root().join("target/lab/smoke")),
+            out: Some(
+                root()
+                    .join("target/lab/smoke")
+                    .join(format!("{}-writeup.md", lab.name())),
+            ),
+            lab: lab.name().to_owned(),
+            a: implementations[0].to_owned(),
+            b: implementations[implementations.len() - 1].to_owned(),
+            names: Vec::new(),
+        })?;
+    }
+    let now = BenchBinaries::this_checkout()?;
+    for lab in labs::LABS.iter().copied() {
+        // A filtered run: only the selected benchmarks, a partial report.
+        let mut words = vec![lab.name().to_owned()];
+        words.extend(smoke_filter(lab)?);
+        bench(&smoke(words, "smoke-filtered"))?;
+        let implementations = lab.implementations();
+        let (a, b) = (
+            implementations[0],
+            implementations[implementations.len() - 1],
+        );
+        crate::compare::compare(&CompareArgs {
+            mode: ModeArgs {
+                quick: false,
+                smoke: true,
+            },
+            out_dir: Some(root().join("target/lab/smoke-compare")),
+            rev: None,
+            lab: lab.name().to_owned(),
+            a: a.to_owned(),
+            rest: vec![b.to_owned(), smoke_filter(lab)?[1].clone()],
+        })?;
+        // The two-process path of `compare --rev`, with both sides from this build (CI needs no
+        // second checkout for it).
+        let side = |implementation| revision::Side {
+            binaries: now,
+            implementation,
+            label: implementation.to_owned(),
+        };
+        let case = smoke_filter(lab)?;
+        let records = revision::compare_across(lab, RunMode::Smoke, &side(a), &side(b), &case)?;
+        if records.is_empty() {
+            bail!(
+                "{}: the two-process comparison measured nothing",
+                lab.name()
+            );
+        }
+        println!(
+            "==> [{}] two-process comparison: {} records",
+            lab.name(),
+            records.len()
+        );
+    }
+    println!(
+        "==> tests and smoke runs passed in {:.0} s",
+        started.elapsed().as_secs_f64()
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lab_has_a_filtered_smoke_selection() {
+        for lab in labs::LABS {
+            let filter = smoke_filter(*lab).unwrap();
+            let selection = Selection::parse(*lab, &filter).unwrap();
+            assert!(!selection.is_everything());
+        }
+    }
+}
