@@ -40,6 +40,8 @@ pub mod chart;
 pub mod compare;
 pub mod document;
 pub mod env;
+#[cfg(test)]
+mod fixtures;
 pub mod footprint;
 pub mod lab;
 pub mod latency;

@@ -1,21 +1,10 @@
 //! Tests of [`super`].
 
 use super::*;
+use crate::fixtures::{count, passes};
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet::of(records)
-}
-
-fn passes(implementation: &str, values: &[f64]) -> Record {
-    Record::from_passes(
-        BenchId::new("op", implementation, "small"),
-        Metric::NsPerOp,
-        values.to_vec(),
-    )
-}
-
-fn count(implementation: &str, metric: Metric, value: f64) -> Record {
-    Record::new(BenchId::new("op", implementation, "small"), metric, value)
 }
 
 const FILE: &str = r#"{

@@ -351,6 +351,18 @@ mod tests {
     use crate::lab::tests::TINY;
     use crate::lab::{Experiment, Kind};
 
+    /// One case of the tiny lab in a pass, as `pass_case` measures it.
+    fn tiny_case(
+        selection: &Selection,
+        case: &str,
+        timing: &Timing,
+        placement: &mut Placement,
+        only: Option<&[String]>,
+    ) -> Vec<Record> {
+        let case: BenchCase = case.parse().unwrap();
+        pass_case(&TINY, selection, &case, timing, placement, only).unwrap()
+    }
+
     #[test]
     fn a_pass_measures_every_selected_cell_and_the_reference_cells_once() {
         let timing = Timing {
@@ -362,15 +374,7 @@ mod tests {
         };
         let all = Selection::default();
         let mut placement = Placement::new(7);
-        let records = pass_case(
-            &TINY,
-            &all,
-            &BenchCase::new("op", "small"),
-            &timing,
-            &mut placement,
-            None,
-        )
-        .unwrap();
+        let records = tiny_case(&all, "op/small", &timing, &mut placement, None);
         let ids: Vec<String> = records
             .iter()
             .filter(|r| r.metric == Metric::NsPerOp)
@@ -399,41 +403,17 @@ mod tests {
         // The slowed twins spin at least their share of each sample on top of it.
         assert!(ns("base-slowed-5") >= 1.05, "{}", ns("base-slowed-5"));
         assert!(ns("base-slowed-10") >= 1.10, "{}", ns("base-slowed-10"));
-        let shared = pass_case(
-            &TINY,
-            &all,
-            &BenchCase::new("op", "shared-4"),
-            &timing,
-            &mut placement,
-            None,
-        )
-        .unwrap();
+        let shared = tiny_case(&all, "op/shared-4", &timing, &mut placement, None);
         let ops = shared
             .iter()
             .find(|r| r.metric == Metric::OpsPerSec)
             .unwrap();
         assert_eq!(ops.value, 4e9, "4 threads at 1 ns per op each");
         let fast_only = Selection::parse(&TINY, &["fast".to_owned()]).unwrap();
-        let records = pass_case(
-            &TINY,
-            &fast_only,
-            &BenchCase::new("cleanup", "small"),
-            &timing,
-            &mut placement,
-            None,
-        )
-        .unwrap();
+        let records = tiny_case(&fast_only, "cleanup/small", &timing, &mut placement, None);
         assert_eq!(records.len(), 1, "no twin without the baseline");
         let only = ["base-slowed-10".to_owned()];
-        let records = pass_case(
-            &TINY,
-            &all,
-            &BenchCase::new("op", "small"),
-            &timing,
-            &mut placement,
-            Some(&only),
-        )
-        .unwrap();
+        let records = tiny_case(&all, "op/small", &timing, &mut placement, Some(&only));
         let names: Vec<&str> = records
             .iter()
             .filter(|r| r.metric == Metric::NsPerOp)

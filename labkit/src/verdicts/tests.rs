@@ -2,19 +2,8 @@
 
 use super::*;
 use crate::env::Environment;
+use crate::fixtures::{count, passes};
 use crate::record::{RunMode, TimingMethod};
-
-fn passes(implementation: &str, values: &[f64]) -> Record {
-    Record::from_passes(
-        BenchId::new("op", implementation, "small"),
-        Metric::NsPerOp,
-        values.to_vec(),
-    )
-}
-
-fn count(implementation: &str, metric: Metric, value: f64) -> Record {
-    Record::new(BenchId::new("op", implementation, "small"), metric, value)
-}
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet {
