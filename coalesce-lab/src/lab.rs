@@ -243,7 +243,14 @@ impl Window for ServerEdges<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::with_implementations;
     use labkit::lab::EventTally;
+
+    // Every scenario is opened and served by the smoke run's optimised build; a debug-build test
+    // affords the shortest one.
+    labkit::lab_conformance!(LAB, with_implementations, |_, p: &Parameter| {
+        p.name == "closed-1vu-1mib"
+    });
 
     #[test]
     fn the_description_has_a_parameter_per_scenario_with_its_minimum_run() {

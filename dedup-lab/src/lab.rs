@@ -371,47 +371,29 @@ impl<D: SequenceDedup> Runner for Footprint<D> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_case_opens_for_every_implementation_and_runs() {
-        // Growth beyond 10^4 producers is left to the smoke run's optimised build.
-        let small = |e: &Experiment, p: &Parameter| {
+    use crate::with_implementations;
+
+    // Growth beyond 10^4 producers is left to the smoke run's optimised build.
+    labkit::lab_conformance!(
+        LAB,
+        with_implementations,
+        |e: &Experiment, p: &Parameter| {
             e.name != FOOTPRINT || Growth::find(&p.name).unwrap().producers <= 10_000
-        };
-        for case in labkit::lab::cases(&LAB, small) {
-            // A purge sweep's op is a whole sweep: one is enough.
-            let ops = if case.experiment == PURGE_SWEEP {
-                1
-            } else {
-                10
-            };
-            for implementation in LAB.implementations() {
-                let mut runner = LAB.open(implementation, &case).unwrap();
-                runner.run(10, ops, &mut ());
-            }
         }
-        let err = LAB
-            .open("spin", &BenchCase::new(ADMISSION, "single"))
-            .err()
-            .unwrap();
-        assert!(err.contains("valid: topic-mutex"), "{err}");
-    }
+    );
 
     #[test]
     fn counted_parameters_are_the_single_thread_shapes() {
+        let experiments = LAB.experiments();
         let counted = labkit::lab::counted_cases_of(&LAB);
-        let names: Vec<&str> = counted.iter().map(|c| c.parameter.as_str()).collect();
-        assert_eq!(names, ["single", "duplicate", "single", "duplicate"]);
-    }
-
-    #[test]
-    fn registry_modules_are_named_like_their_implementations() {
-        macro_rules! modules {
-            ($($module:ident => $ty:path),* $(,)?) => { [$(stringify!($module)),*] };
-        }
-        let modules = crate::with_implementations!(modules);
-        for (module, name) in modules.iter().zip(LAB.implementations()) {
-            assert_eq!(module.replace('_', "-"), name);
-            assert_eq!(labkit::lab::counted_cases(&LAB, module).len(), 4);
+        assert!(!counted.is_empty());
+        for case in counted {
+            let e = experiments
+                .iter()
+                .find(|e| e.name == case.experiment)
+                .unwrap();
+            let p = e.parameter(&case.parameter).unwrap();
+            assert!(p.threads <= 1, "{case}: valgrind serialises threads");
         }
     }
 }

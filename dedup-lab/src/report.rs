@@ -294,17 +294,9 @@ pub fn document(set: &ResultSet) -> Document {
 mod tests {
     use super::*;
     use crate::lab::CHURN_PUBLISHERS;
-    use labkit::record::RunMode;
 
     fn set(records: Vec<Record>) -> ResultSet {
-        ResultSet {
-            lab: "dedup".into(),
-            mode: RunMode::Smoke,
-            environment: labkit::env::Environment::fixed_for_tests(),
-            timing: None,
-            records,
-            repeats: Vec::new(),
-        }
+        labkit::testing::result_set(&LAB, records)
     }
 
     #[test]
@@ -317,10 +309,6 @@ mod tests {
         assert!(details.contains("## Under producer churn"));
         assert!(details.contains("`2-publishers`: 2 publishing threads, 250 producers"));
         assert!(details.contains("oversubscribed: 3 threads"));
-        assert!(
-            !main.contains("{{") && !details.contains("{{"),
-            "every slot filled"
-        );
         // The admission chart, and one latency chart per churn and purge row.
         assert_eq!(rendered.charts.len(), 1 + CHURN_PUBLISHERS.len() + 2);
     }
@@ -382,17 +370,6 @@ mod tests {
             for named in spec.implementation.iter().chain(&spec.versus) {
                 assert!(implementations.contains(&named.as_str()), "{named}");
             }
-        }
-        let answers = answers();
-        assert!(
-            answers
-                .implementations()
-                .iter()
-                .all(|i| implementations.contains(i))
-        );
-        for claim in &answers.claims {
-            let e = described(&claim.experiment);
-            assert!(e.parameter(&claim.parameter).is_some(), "{}", claim.claim);
         }
         assert!(!cost_buckets().buckets.is_empty());
     }

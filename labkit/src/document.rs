@@ -331,8 +331,8 @@ pub fn cost_split_table(set: &ResultSet, rows: &[Row], implementations: &[&str])
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::tests::TINY;
     use crate::record::{EventName, Record, RunMode};
+    use crate::testing::fixture::TINY;
 
     #[test]
     fn the_kit_assembles_header_answers_and_both_pages() {

@@ -29,6 +29,7 @@
 //!   to `cargo xtask compare --rev`.
 //! - [`targets`]: targets a lab states in a JSON file, checked against one run.
 //! - [`writeup`]: a PR-ready comparison of two implementations from an existing result set.
+//! - [`testing`]: the conformance kit every lab runs ([`lab_conformance!`]) and a fixture lab.
 //! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
 //!   SVG charts; [`document`]: a report as a lab declares it, assembled by the kit.
 
@@ -40,8 +41,6 @@ pub mod chart;
 pub mod compare;
 pub mod document;
 pub mod env;
-#[cfg(test)]
-mod fixtures;
 pub mod footprint;
 pub mod lab;
 pub mod latency;
@@ -55,6 +54,7 @@ pub mod resolution;
 pub mod sampling;
 pub mod table;
 pub mod targets;
+pub mod testing;
 pub mod threads;
 pub mod verdicts;
 pub mod writeup;

@@ -117,8 +117,8 @@ pub fn writeup(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::tests::TINY;
     use crate::record::Record;
+    use crate::testing::fixture::TINY;
 
     #[test]
     fn one_line_per_case_both_sides_measured_and_the_commands() {

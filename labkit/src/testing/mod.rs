@@ -1,0 +1,314 @@
+//! The conformance kit: the checks every lab's description, runners and report must pass, written
+//! once, and a fixture lab ([`fixture::TINY`]) for tests of anything that reads a description.
+//!
+//! A lab gets them all with one line in a test module, [`lab_conformance!`]; its own tests keep
+//! only what is particular to it. Every count below is computed from the description, never
+//! written down, so a new design, dataset or experiment changes no test.
+
+pub mod fixture;
+pub mod records;
+
+use crate::document::render;
+use crate::lab::BenchCase;
+use crate::lab::{
+    Experiment, Kind, Lab, Parameter, Window, cases, counted_cases, counted_cases_of, timed_ids,
+};
+use crate::latency::LatencySink;
+use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
+use std::sync::Arc;
+
+/// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_implementations,
+/// |experiment, parameter| runs)`, where `with_implementations` is the lab's registry macro and
+/// the filter keeps the cases a debug-build test can afford to run (the smoke run of the
+/// optimised build opens the others).
+#[macro_export]
+macro_rules! lab_conformance {
+    ($lab:expr, $registry:ident, $runs:expr) => {
+        #[test]
+        fn conformance_every_case_opens_and_runs_inside_one_window() {
+            $crate::testing::every_case_opens_and_runs(&$lab, $runs);
+        }
+
+        #[test]
+        fn conformance_registry_modules_are_named_like_their_implementations() {
+            use $crate::registry_module_names;
+            $crate::testing::registry_matches(&$lab, &$registry!(registry_module_names));
+        }
+
+        #[test]
+        fn conformance_the_report_renders_from_empty_partial_and_full_sets() {
+            $crate::testing::report_renders(&$lab);
+        }
+
+        #[test]
+        fn conformance_the_answers_name_the_lab_s_own_designs_and_cases() {
+            $crate::testing::answers_name_the_description(&$lab);
+        }
+    };
+}
+
+/// The module names of a lab's registry list (`module => Type, …`), for [`registry_matches`].
+#[macro_export]
+macro_rules! registry_module_names {
+    ($($module:ident => $ty:path),* $(,)?) => { [$(stringify!($module)),*] };
+}
+
+/// A result set of `lab` holding `records`, as a report's tests build one.
+pub fn result_set(lab: &dyn Lab, records: Vec<Record>) -> ResultSet {
+    ResultSet {
+        lab: lab.name().into(),
+        mode: RunMode::Full,
+        environment: crate::env::Environment::fixed_for_tests(),
+        timing: None,
+        records,
+        repeats: Vec::new(),
+    }
+}
+
+/// A window that checks the protocol a runner owes every window: the measured stretch opened
+/// once and closed once, in that order, and no event counted before it opened (a warm-up's). Events
+/// may be counted after it closes: threaded runners gather their workers' tallies then.
+#[derive(Default)]
+struct ProtocolWindow {
+    opened: u32,
+    closed: u32,
+    stray_events: u32,
+}
+
+impl Window for ProtocolWindow {
+    fn open(&mut self) {
+        assert_eq!((self.opened, self.closed), (0, 0), "opened twice");
+        self.opened += 1;
+    }
+    fn close(&mut self) {
+        assert_eq!(
+            (self.opened, self.closed),
+            (1, 0),
+            "closed before it opened, or twice"
+        );
+        self.closed += 1;
+    }
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        None
+    }
+    fn count(&mut self, _: EventName, _: u64) {
+        if self.opened == 0 {
+            self.stray_events += 1;
+        }
+    }
+}
+
+/// Every case `runs` keeps opens for every implementation, its reference cells included, and one
+/// short run measures inside exactly one window and reports a time; an unknown design or
+/// parameter is refused with the valid names.
+pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Parameter) -> bool) {
+    let experiments = lab.experiments();
+    let kept = cases(lab, runs);
+    assert!(
+        !kept.is_empty(),
+        "the filter keeps no case of {}",
+        lab.name()
+    );
+    for case in &kept {
+        let e = experiments
+            .iter()
+            .find(|e| e.name == case.experiment)
+            .unwrap();
+        let parameter = e.parameter(&case.parameter).unwrap();
+        let ops = if e.kind == Kind::Steady {
+            e.cap(10).max(parameter.min_ops)
+        } else {
+            1
+        };
+        for implementation in lab.implementations() {
+            let id = case.id(implementation);
+            let mut runner = lab
+                .open(implementation, case)
+                .unwrap_or_else(|err| panic!("{id} does not open: {err}"));
+            let mut window = ProtocolWindow::default();
+            let elapsed = runner.run(0, ops, &mut window);
+            assert_eq!(
+                (window.opened, window.closed),
+                (1, 1),
+                "{id}: one window per run"
+            );
+            assert_eq!(
+                window.stray_events, 0,
+                "{id}: events counted before the window opened"
+            );
+            assert!(!elapsed.is_zero(), "{id}: a run of {ops} ops took no time");
+        }
+    }
+    let implementations = lab.implementations();
+    let err = lab.open("no-such-design", &kept[0]).err().unwrap();
+    assert!(
+        err.contains(&format!("valid: {}", implementations[0])),
+        "{err}"
+    );
+    let unknown = BenchCase::new(&kept[0].experiment, "no-such-parameter");
+    let err = lab.open(implementations[0], &unknown).err().unwrap();
+    assert!(err.contains("is not a parameter of"), "{err}");
+}
+
+/// The registry's modules are the lab's implementations, in order, each with every counted case.
+pub fn registry_matches(lab: &'static dyn Lab, modules: &[&str]) {
+    let names: Vec<String> = modules.iter().map(|m| m.replace('_', "-")).collect();
+    assert_eq!(
+        names,
+        lab.implementations(),
+        "registry modules ↔ implementations"
+    );
+    let counted = counted_cases_of(lab).len();
+    for module in modules {
+        assert_eq!(counted_cases(lab, module).len(), counted, "{module}");
+    }
+}
+
+/// A full set: every timed id with passes of time, throughput and p99, every counted case with
+/// its counts, every retained case with its bytes; values differ by implementation.
+fn full_set(lab: &dyn Lab) -> ResultSet {
+    let factor = |id: &BenchId| 1.0 + id.implementation.len() as f64 / 10.0;
+    let mut records = Vec::new();
+    for id in timed_ids(lab) {
+        for metric in [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP99Ns] {
+            let passes = (0..8).map(|p| factor(&id) * (100.0 + p as f64)).collect();
+            records.push(Record::from_passes(id.clone(), metric, passes));
+        }
+    }
+    for implementation in lab.implementations() {
+        for case in counted_cases_of(lab) {
+            let id = case.id(implementation);
+            for metric in [
+                Metric::InstructionsPerOp,
+                Metric::EstimatedCyclesPerOp,
+                Metric::AllocsPerOp,
+                Metric::BytesPerOp,
+            ] {
+                records.push(Record::new(id.clone(), metric, factor(&id) * 50.0));
+            }
+        }
+        for case in cases(lab, |e, _| e.kind == Kind::Retained) {
+            let id = case.id(implementation);
+            for metric in [Metric::RetainedBytes, Metric::RetainedUsableBytes] {
+                records.push(Record::new(id.clone(), metric, factor(&id) * 4096.0));
+            }
+        }
+    }
+    result_set(lab, records)
+}
+
+/// The report renders from an empty set, from one record and from a full set: every slot filled,
+/// every chart a whole SVG, and what a set holds shown.
+pub fn report_renders(lab: &dyn Lab) {
+    let full = full_set(lab);
+    let partial = result_set(lab, full.records[..1].to_vec());
+    for (what, set) in [
+        ("empty", result_set(lab, vec![])),
+        ("partial", partial),
+        ("full", full),
+    ] {
+        let rendered = render(lab, &set).unwrap_or_else(|err| panic!("{what} set: {err}"));
+        for (page, text) in [("main", &rendered.main), ("details", &rendered.details)] {
+            assert!(
+                !text.contains("{{"),
+                "{what} set: an unfilled slot on the {page} page"
+            );
+            assert!(!text.trim().is_empty(), "{what} set: an empty {page} page");
+        }
+        for chart in &rendered.charts {
+            assert!(
+                chart.svg.ends_with("</svg>\n"),
+                "{what} set: {} is cut",
+                chart.stem
+            );
+        }
+    }
+}
+
+/// The lab's answers (seed claims) name only its own implementations and parameters: a claim on a
+/// described experiment names one of its parameters; a claim on a derived record
+/// ([`Lab::derived`], an experiment of its own) names a parameter of some described experiment.
+pub fn answers_name_the_description(lab: &dyn Lab) {
+    let Some(answers) = lab.report(&result_set(lab, vec![])).answers else {
+        return;
+    };
+    let implementations = lab.implementations();
+    for named in answers.implementations() {
+        assert!(implementations.contains(&named), "answers name `{named}`");
+    }
+    let experiments = lab.experiments();
+    for claim in &answers.claims {
+        let own = experiments.iter().any(|e| e.name == claim.experiment);
+        let mut described = experiments
+            .iter()
+            .filter(|e| !own || e.name == claim.experiment);
+        assert!(
+            described.any(|e| e.parameter(&claim.parameter).is_some()),
+            "{}: no experiment {} with a parameter `{}`",
+            claim.claim,
+            claim.experiment,
+            claim.parameter
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fixture::TINY;
+    use super::*;
+
+    #[test]
+    fn the_fixture_lab_conforms() {
+        every_case_opens_and_runs(&TINY, |_, _| true);
+        registry_matches(&TINY, &["base", "fast"]);
+        report_renders(&TINY);
+        answers_name_the_description(&TINY);
+    }
+
+    #[test]
+    #[should_panic(expected = "registry modules ↔ implementations")]
+    fn a_registry_module_named_unlike_its_implementation_fails() {
+        registry_matches(&TINY, &["base", "quick"]);
+    }
+
+    #[test]
+    #[should_panic(expected = "one window per run")]
+    fn a_runner_that_never_opens_its_window_fails() {
+        struct Unwindowed;
+        impl crate::lab::Runner for Unwindowed {
+            fn run(&mut self, _: u64, ops: u64, _: &mut dyn Window) -> std::time::Duration {
+                std::time::Duration::from_nanos(ops)
+            }
+        }
+        struct Careless;
+        impl Lab for Careless {
+            fn name(&self) -> &'static str {
+                TINY.name()
+            }
+            fn package(&self) -> &'static str {
+                TINY.package()
+            }
+            fn title(&self) -> &'static str {
+                TINY.title()
+            }
+            fn implementations(&self) -> Vec<&'static str> {
+                TINY.implementations()
+            }
+            fn experiments(&self) -> Vec<Experiment> {
+                TINY.experiments()
+            }
+            fn open(
+                &self,
+                implementation: &str,
+                case: &BenchCase,
+            ) -> Result<Box<dyn crate::lab::Runner>, String> {
+                TINY.open(implementation, case)?;
+                Ok(Box::new(Unwindowed))
+            }
+            fn report(&self, set: &ResultSet) -> crate::document::Document {
+                TINY.report(set)
+            }
+        }
+        every_case_opens_and_runs(&Careless, |_, _| true);
+    }
+}
