@@ -3,7 +3,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use labkit::document::Document;
+use labkit::document::{Document, LabReport};
 use labkit::lab::{
     BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
@@ -113,7 +113,9 @@ impl Lab for CoalesceLab {
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
     }
+}
 
+impl LabReport for CoalesceLab {
     fn report(&self, set: &ResultSet) -> Document {
         crate::report::document(set)
     }

@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use labkit::callgrind::Buckets;
-use labkit::document::Document;
+use labkit::document::{Document, LabReport};
 use labkit::lab::{
     BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
 };
@@ -282,7 +282,9 @@ impl Lab for DedupLab {
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
     }
+}
 
+impl LabReport for DedupLab {
     fn report(&self, set: &ResultSet) -> Document {
         crate::report::document(set)
     }

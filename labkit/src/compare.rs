@@ -6,7 +6,7 @@
 //! outcomes are decisive:
 //!
 //! - `same (±δ)`: the distribution-free interval of the median per-pass ratio (at least 92 %,
-//!   [`crate::paired::pass_interval`]) lies within `1 ± δ`, where δ is the run's own A/A
+//!   [`crate::stats::pass_interval`]) lies within `1 ± δ`, where δ is the run's own A/A
 //!   resolution ([`same_within`]);
 //! - faster or slower: at least [`agreeing_needed`] of the passes point that way, a sign test
 //!   whose nominal false-positive rate ([`nominal_false_positive_rate`]) stays at most
@@ -16,8 +16,8 @@
 //!
 //! Records without passes but with intervals compare by interval overlap; exact counts by value.
 
-use crate::paired::{binomial, pass_interval};
 use crate::record::{BenchId, Interval, Metric, Record, ResultSet};
+use crate::stats::{binomial, pass_interval};
 
 /// The verdict of one candidate against the baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,7 +95,7 @@ pub fn same_within(twin_intervals: &[Interval]) -> Option<f64> {
     if widths.is_empty() {
         return None;
     }
-    let median = crate::paired::median(&widths);
+    let median = crate::stats::median(&widths);
     // Rounded up to a whole percent; the tolerance keeps 0.03 from becoming 4 % by rounding
     // error.
     Some((((median * 100.0) - 1e-9).ceil() / 100.0).max(0.01))
@@ -189,7 +189,7 @@ pub fn pass_ratios(baseline: &Record, candidate: &Record) -> Option<Vec<f64>> {
 }
 
 fn by_passes(ratios: &[f64], higher_better: bool, same_within: Option<f64>) -> Comparison {
-    let ratio = crate::paired::median(ratios);
+    let ratio = crate::stats::median(ratios);
     let below = ratios.iter().filter(|r| **r < 1.0).count();
     let above = ratios.iter().filter(|r| **r > 1.0).count();
     let n = ratios.len();

@@ -136,13 +136,20 @@ pub struct Rendered {
     pub charts: Vec<Chart>,
 }
 
+/// A lab with a report: what its report holds, which the kit assembles ([`render`]). A trait of
+/// its own, above [`Lab`], so that the description and the measurement know nothing of reports.
+pub trait LabReport: Lab {
+    /// What the report holds; `set` includes the lab's derived records.
+    fn report(&self, set: &ResultSet) -> Document;
+}
+
 /// The file name of a lab's details page.
 pub fn details_file(lab: &dyn Lab) -> String {
     format!("{}-details.md", lab.name())
 }
 
 /// `lab`'s report on `set`, with the lab's derived records added first.
-pub fn render(lab: &dyn Lab, set: &ResultSet) -> Result<Rendered, String> {
+pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> {
     let mut set = set.clone();
     let derived = lab.derived(&set);
     set.records.extend(derived);

@@ -1,6 +1,6 @@
 //! Latency percentiles: each measured operation's latency recorded into an HdrHistogram (one per
 //! thread, merged when the thread's recorder drops), kept whole in the raw JSON and summarised as
-//! p50 / p90 / p99 / p99.9 / max.
+//! p50 / p90 / p99 / p99.9 / max ([`crate::record::PERCENTILES`], [`crate::record::latency_records`]).
 //!
 //! A run records latencies when its [`crate::lab::Window`] hands out a [`LatencySink`]; which
 //! experiments do, and whether in their timed samples or in a run of their own, their description
@@ -12,19 +12,8 @@ use std::time::{Duration, Instant};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use crate::record::{BenchId, Metric, Record};
-
 /// Every recorded latency is kept to within 0.1 % (three significant digits).
 const SIGNIFICANT_DIGITS: u8 = 3;
-
-/// The percentiles every latency table shows, as quantiles, with their metrics.
-pub const PERCENTILES: [(Metric, f64); 5] = [
-    (Metric::LatencyP50Ns, 0.5),
-    (Metric::LatencyP90Ns, 0.9),
-    (Metric::LatencyP99Ns, 0.99),
-    (Metric::LatencyP999Ns, 0.999),
-    (Metric::LatencyMaxNs, 1.0),
-];
 
 fn empty_histogram() -> Histogram<u64> {
     // An auto-resizing histogram: any latency up to u64::MAX ns is recordable.
@@ -105,22 +94,6 @@ impl Latencies {
         points.retain(|(q, _)| *q < max_at);
         points.push((max_at, self.quantile(1.0).unwrap_or(0)));
         points
-    }
-
-    /// The percentile records of `id` and the histogram itself (a [`Metric::LatencyHistogram`]
-    /// record whose value is the number of recorded operations).
-    pub fn records(&self, id: &BenchId) -> Vec<Record> {
-        let mut records: Vec<Record> = PERCENTILES
-            .iter()
-            .filter_map(|&(metric, q)| {
-                self.quantile(q)
-                    .map(|ns| Record::new(id.clone(), metric, ns as f64))
-            })
-            .collect();
-        let mut histogram = Record::new(id.clone(), Metric::LatencyHistogram, self.count() as f64);
-        histogram.histogram = Some(self.clone());
-        records.push(histogram);
-        records
     }
 }
 
@@ -240,20 +213,9 @@ mod tests {
         within(0.5, 500);
         within(0.99, 990);
         within(1.0, 1000);
-        let records = latencies.records(&BenchId::new("e", "i", "p"));
-        assert_eq!(records.len(), PERCENTILES.len() + 1);
-        let histogram = records.last().unwrap();
-        assert_eq!(
-            (histogram.metric, histogram.value),
-            (Metric::LatencyHistogram, 1000.0)
-        );
-        let json = serde_json::to_string(histogram).unwrap();
-        let back: Record = serde_json::from_str(&json).unwrap();
-        assert_eq!(
-            back.histogram.as_ref(),
-            Some(&latencies),
-            "lossless in JSON"
-        );
+        let json = serde_json::to_string(&latencies).unwrap();
+        let back: Latencies = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, latencies, "lossless in JSON");
     }
 
     #[test]

@@ -1,8 +1,16 @@
 //! Shared measurement kit for the lab: everything every lab needs to turn a workload into numbers,
 //! written once.
 //!
+//! In layers, each using only those below it (`tests/layers.rs` fails on a use of one above):
+//! statistics, formats and probes ([`stats`], [`table`], [`chart`], [`env`], [`alloc`],
+//! [`callgrind`], [`latency`]); records and ids ([`record`]); what records say ([`process`],
+//! [`compare`], [`passes`], [`footprint`], [`args`], [`paired`]); a lab's description and its
+//! measurement ([`lab`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
+//! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`document`], [`writeup`],
+//! [`testing`]).
+//!
 //! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
-//!   parameters, how a case runs, its report), which every binary and the driver read.
+//!   parameters, how a case runs, derived records), which every binary and the driver read.
 //! - [`measure`]: the `main` of every measurement binary, generic over a description.
 //! - [`args`]: the command line every measurement binary accepts.
 //! - [`callgrind`]: where a counted benchmark's instructions are spent, in buckets a lab names.
@@ -13,8 +21,10 @@
 //! - [`process`]: the whole process's CPU time and peak resident set, and how much the machine
 //!   disturbed a pass (stolen time, involuntary switches, migrations).
 //! - [`threads`]: a measured window over several threads (prepare, open, run, close).
-//! - [`record`]: `<experiment>/<implementation>/<parameter>` ids, metric records and result sets
-//!   serialised to JSON, written atomically.
+//! - [`stats`]: medians, order-statistic intervals of a median, the sign test's binomial.
+//! - [`record`]: `<experiment>/<implementation>/<parameter>` ids and the reference cells' names
+//!   (A/A and slowed twins), metric records and result sets serialised to JSON, written
+//!   atomically.
 //! - [`env`]: the environment every result set carries (CPU, cores, rustc, crates, git, date).
 //! - [`answers`]: the write-up's claims checked against a run, each difference with its measured
 //!   cause.
@@ -31,7 +41,8 @@
 //! - [`writeup`]: a PR-ready comparison of two implementations from an existing result set.
 //! - [`testing`]: the conformance kit every lab runs ([`lab_conformance!`]) and a fixture lab.
 //! - [`table`], [`report`], [`chart`]: markdown tables, report building blocks and templates,
-//!   SVG charts; [`document`]: a report as a lab declares it, assembled by the kit.
+//!   SVG charts; [`document`]: a report as a lab declares it ([`document::LabReport`]), assembled
+//!   by the kit.
 
 pub mod alloc;
 pub mod answers;
@@ -52,6 +63,7 @@ pub mod record;
 pub mod report;
 pub mod resolution;
 pub mod sampling;
+pub mod stats;
 pub mod table;
 pub mod targets;
 pub mod testing;

@@ -11,11 +11,11 @@
 use std::collections::BTreeMap;
 
 use crate::compare::{Verdict, agreeing_needed, compare, pass_ratios as ratios};
-use crate::paired::median;
 use crate::process::STEAL_SHARE;
 use crate::record::{
     BenchId, Metric, PassRepeat, Record, RepeatOutcome, RepeatReason, RepeatedCell,
 };
+use crate::stats::median;
 
 /// The wall-time metrics whose verdicts the plans look at.
 const TIMED: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];

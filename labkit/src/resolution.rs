@@ -4,8 +4,8 @@
 //! to reproduce.
 
 use crate::compare::{Comparison, Verdict, compare};
-use crate::lab::{SLOWED_BY, slowed_twin, twin};
 use crate::record::{BenchId, Metric, RepeatOutcome, RepeatReason, ResultSet};
+use crate::record::{SLOWED_BY, slowed_twin, twin};
 use crate::table::{Align, Table};
 
 /// Detection of one slowed twin over a group of rows.

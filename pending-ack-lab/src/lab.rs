@@ -5,7 +5,7 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use labkit::callgrind::Buckets;
-use labkit::document::Document;
+use labkit::document::{Document, LabReport};
 use labkit::lab::{
     BenchCase, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner, Window,
     resolve,
@@ -154,7 +154,9 @@ impl Lab for PendingAckLab {
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
     }
+}
 
+impl LabReport for PendingAckLab {
     fn report(&self, set: &ResultSet) -> Document {
         crate::report::document(set)
     }

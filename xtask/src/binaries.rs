@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::lab::Lab;
+use labkit::document::LabReport;
 
 use crate::labs::LABS;
 use crate::process::{cargo, output, root, run};
@@ -110,7 +110,13 @@ impl BenchBinaries {
     /// replace it. The build is the same as [`Self::this_checkout`]'s (every lab, so features
     /// resolve alike); touching the bench's source makes cargo compile that one small crate and
     /// link it again.
-    pub fn relinked(&self, lab: &dyn Lab, bench: &str, seed: u64, into: &Path) -> Result<PathBuf> {
+    pub fn relinked(
+        &self,
+        lab: &dyn LabReport,
+        bench: &str,
+        seed: u64,
+        into: &Path,
+    ) -> Result<PathBuf> {
         let source = self
             .workspace
             .join(lab.package())
@@ -146,7 +152,7 @@ impl BenchBinaries {
 
     /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
     /// directory, with `--bench` and the package name, ready for the binary's own arguments.
-    pub fn command(&self, lab: &dyn Lab, bench: &str) -> Result<Command> {
+    pub fn command(&self, lab: &dyn LabReport, bench: &str) -> Result<Command> {
         let key = (self.workspace.join(lab.package()), bench.to_owned());
         let executable = self.executables.get(&key).ok_or_else(|| {
             anyhow!(
@@ -158,7 +164,7 @@ impl BenchBinaries {
     }
 
     /// A command running `executable` (one of `lab`'s bench binaries) as `cargo bench` would.
-    pub fn command_of(&self, lab: &dyn Lab, executable: &Path) -> Command {
+    pub fn command_of(&self, lab: &dyn LabReport, executable: &Path) -> Command {
         // The workspace keeps each lab in a directory named like its package.
         let dir = self.workspace.join(lab.package());
         let mut cmd = Command::new(executable);

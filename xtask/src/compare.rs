@@ -5,7 +5,7 @@ use super::*;
 
 /// A comparison's sides and case names, checked against the lab.
 pub(crate) struct Comparison {
-    lab: &'static dyn Lab,
+    lab: &'static dyn LabReport,
     a: String,
     b: String,
     names: Vec<String>,

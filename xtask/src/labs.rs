@@ -2,10 +2,10 @@
 //! `xtask/Cargo.toml`); everything else the driver does is derived from the lab's description.
 
 use anyhow::{Result, bail};
-use labkit::lab::Lab;
+use labkit::document::LabReport;
 
 /// Every lab, in report order.
-pub const LABS: &[&'static dyn Lab] = &[
+pub const LABS: &[&'static dyn LabReport] = &[
     &dedup_lab::lab::LAB,
     &pending_ack_lab::lab::LAB,
     &coalesce_lab::lab::LAB,
@@ -17,7 +17,7 @@ pub fn names() -> Vec<&'static str> {
 }
 
 /// The lab called `name`, or an error listing the valid ones.
-pub fn find(name: &str) -> Result<&'static dyn Lab> {
+pub fn find(name: &str) -> Result<&'static dyn LabReport> {
     match LABS.iter().find(|l| l.name() == name) {
         Some(lab) => Ok(*lab),
         None => bail!("unknown lab `{name}`; valid labs: {}", names().join(", ")),
@@ -35,7 +35,7 @@ mod tests {
             let implementations = lab.implementations().len();
             let timed_cases = labkit::lab::cases(*lab, |e, _| e.is_timed()).len();
             // every implementation and the baseline's A/A twin and slowed twins
-            let references = labkit::lab::reference_cells(lab.implementations()[0]).len();
+            let references = labkit::record::reference_cells(lab.implementations()[0]).len();
             assert_eq!(references, 3);
             assert_eq!(
                 timed_ids(*lab).len(),

@@ -21,8 +21,9 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use labkit::document::LabReport;
 use labkit::env::Environment;
-use labkit::lab::{Lab, Selection, Vocabulary, counted_cases_of};
+use labkit::lab::{Selection, Vocabulary, counted_cases_of};
 use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 use labkit::report::{Row, environment_section, paired_table};
 
@@ -233,14 +234,14 @@ fn main() {
 
 /// The labs and filter words of `cargo xtask bench [LAB] [NAME...]`, checked before anything is
 /// built: a leading lab name picks that lab; otherwise every lab in which all NAMEs are valid.
-fn chosen_labs(words: &[String]) -> Result<(Vec<&'static dyn Lab>, Vec<String>)> {
+fn chosen_labs(words: &[String]) -> Result<(Vec<&'static dyn LabReport>, Vec<String>)> {
     if let Some((first, rest)) = words.split_first()
         && let Ok(lab) = labs::find(first)
     {
         Selection::parse(lab, rest).map_err(|e| anyhow!(e))?;
         return Ok((vec![lab], rest.to_vec()));
     }
-    let valid: Vec<&'static dyn Lab> = labs::LABS
+    let valid: Vec<&'static dyn LabReport> = labs::LABS
         .iter()
         .copied()
         .filter(|lab| Selection::parse(*lab, words).is_ok())
@@ -313,7 +314,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
 }
 
 /// The labs named (all when none is).
-fn named_labs(names: &[String]) -> Result<Vec<&'static dyn Lab>> {
+fn named_labs(names: &[String]) -> Result<Vec<&'static dyn LabReport>> {
     if names.is_empty() {
         return Ok(labs::LABS.to_vec());
     }

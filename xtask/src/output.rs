@@ -4,8 +4,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use labkit::document::{details_file, render};
-use labkit::lab::Lab;
+use labkit::document::{LabReport, details_file, render};
 use labkit::record::{ResultSet, write_atomic};
 
 use crate::process::root;
@@ -34,13 +33,13 @@ fn write(path: &Path, contents: &str) -> Result<()> {
 }
 
 /// Writes `<lab>.json` and the report.
-pub fn write_results(lab: &dyn Lab, set: &ResultSet, dir: &Path) -> Result<()> {
+pub fn write_results(lab: &dyn LabReport, set: &ResultSet, dir: &Path) -> Result<()> {
     write(&dir.join(format!("{}.json", lab.name())), &set.to_json())?;
     write_report(lab, set, dir)
 }
 
 /// Writes `<lab>.md`, `<lab>-details.md` and their charts.
-pub fn write_report(lab: &dyn Lab, set: &ResultSet, dir: &Path) -> Result<()> {
+pub fn write_report(lab: &dyn LabReport, set: &ResultSet, dir: &Path) -> Result<()> {
     let rendered = render(lab, set).map_err(|e| anyhow!("{}: {e}", lab.name()))?;
     for chart in &rendered.charts {
         write(

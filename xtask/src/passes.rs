@@ -10,11 +10,13 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use labkit::compare::run_margin;
-use labkit::lab::{Lab, single_threaded, twin};
+use labkit::document::LabReport;
+use labkit::lab::single_threaded;
 use labkit::passes::{
     case_argument, case_of, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
     replace_cases, steal_share,
 };
+use labkit::record::twin;
 use labkit::record::{
     BenchId, LinkOrder, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode, TimingMethod,
     combine_passes, load_records,
@@ -96,7 +98,7 @@ pub struct TimedPasses {
 
 /// Runs one pass of a lab's `time` binary at a seed, on some cases or all.
 struct PassRunner<'a> {
-    lab: &'static dyn Lab,
+    lab: &'static dyn LabReport,
     mode: RunMode,
     words: &'a [String],
     binaries: &'a BenchBinaries,
@@ -162,7 +164,7 @@ impl PassRunner<'_> {
 /// still decide (beside their baselines). The equivalence margin is taken from the final records'
 /// A/A twins on single-threaded rows.
 pub fn time_passes(
-    lab: &'static dyn Lab,
+    lab: &'static dyn LabReport,
     mode: RunMode,
     words: &[String],
     binaries: &BenchBinaries,

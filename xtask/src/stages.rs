@@ -7,7 +7,8 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
-use labkit::lab::{Lab, Selection, counted_cases_of, timed_ids};
+use labkit::document::LabReport;
+use labkit::lab::{Selection, counted_cases_of, timed_ids};
 use labkit::record::{LinkOrder, Metric, PassRepeat, Record, RunMode, TimingMethod, load_records};
 
 use crate::binaries::BenchBinaries;
@@ -47,7 +48,7 @@ pub struct Measured {
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
 /// instruction benchmarks: one per chosen case when cases are filtered, one per chosen
 /// implementation otherwise; none when everything is chosen. Empty when nothing is selected.
-pub fn gungraun_filters(lab: &dyn Lab, selection: &Selection) -> Option<Vec<String>> {
+pub fn gungraun_filters(lab: &dyn LabReport, selection: &Selection) -> Option<Vec<String>> {
     if selection.is_everything() {
         return None;
     }
@@ -81,7 +82,7 @@ pub fn gungraun_filters(lab: &dyn Lab, selection: &Selection) -> Option<Vec<Stri
 
 /// gungraun's header line of a benchmark (`instructions::instructions::nested_tree case_3:...`)
 /// with the bench's `<experiment>/<implementation>/<parameter>` id in front.
-fn with_lab_id(lab: &dyn Lab, line: &str) -> String {
+fn with_lab_id(lab: &dyn LabReport, line: &str) -> String {
     let Some((path, rest)) = line.split_once(' ') else {
         return line.to_owned();
     };
@@ -102,7 +103,7 @@ fn with_lab_id(lab: &dyn Lab, line: &str) -> String {
 
 /// Measures one lab; returns its records and the stages that failed.
 pub fn measure(
-    lab: &'static dyn Lab,
+    lab: &'static dyn LabReport,
     mode: RunMode,
     words: &[String],
     binaries: &BenchBinaries,

@@ -5,7 +5,7 @@ use super::*;
 
 /// A small filtered selection of `lab` for the CI smoke run: its first counted case, else its
 /// first timed one.
-pub(crate) fn smoke_filter(lab: &dyn Lab) -> Result<Vec<String>> {
+pub(crate) fn smoke_filter(lab: &dyn LabReport) -> Result<Vec<String>> {
     let case = counted_cases_of(lab)
         .into_iter()
         .chain(labkit::lab::cases(lab, |e, _| e.is_timed()))

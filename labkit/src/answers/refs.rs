@@ -84,7 +84,7 @@ impl Ref {
                         r.metric == *metric
                             && r.id.experiment == *experiment
                             && r.id.parameter == *parameter
-                            && crate::lab::twin_of(&r.id.implementation).is_none()
+                            && crate::record::twin_of(&r.id.implementation).is_none()
                             && find(&twin(&r.id.implementation)).is_some()
                     })
                     .ok_or("no A/A twin measured on this row")?;

@@ -9,15 +9,12 @@ use std::time::Duration;
 
 use std::sync::Arc;
 
-use crate::document::Document;
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, ResultSet, RunMode};
 
-mod cells;
 mod counted;
 mod selection;
 
-pub use cells::*;
 pub use counted::*;
 pub use selection::*;
 
@@ -381,9 +378,6 @@ pub trait Lab: Sync {
     fn derived(&self, _set: &ResultSet) -> Vec<crate::record::Record> {
         Vec::new()
     }
-    /// What the report holds ([`crate::document`] assembles it); `set` includes the derived
-    /// records.
-    fn report(&self, set: &ResultSet) -> Document;
 }
 
 /// The experiment called `name` of `lab`, or an error listing the valid ones.

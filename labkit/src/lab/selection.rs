@@ -1,10 +1,8 @@
 //! A lab's vocabulary, the selection the command line makes of it, and the cases and ids it
 //! derives.
 
-use super::{
-    BenchCase, Experiment, Lab, Parameter, experiment, measured_implementation, reference_cells,
-};
-use crate::record::BenchId;
+use super::{BenchCase, Experiment, Lab, Parameter, experiment};
+use crate::record::{BenchId, measured_implementation, reference_cells};
 
 /// The names of a lab's three id dimensions, each in order and without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,6 +1,9 @@
 //! The description's tests, on the fixture lab.
 
 use super::*;
+use crate::record::{
+    measured_implementation, reference_cells, slowed_twin, slowed_twin_of, twin, twin_of,
+};
 use crate::testing::fixture::TINY;
 
 fn words(w: &[&str]) -> Vec<String> {

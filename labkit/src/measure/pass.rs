@@ -6,12 +6,10 @@ use std::time::{Duration, Instant};
 
 use super::{TimedRun, calibrate, open_timed, parse_args};
 use crate::args::exit_with_usage_error;
-use crate::lab::{
-    BenchCase, Lab, LatencyRecording, Selection, Timing, Window, experiment, slowed_twin_of,
-};
+use crate::lab::{BenchCase, Lab, LatencyRecording, Selection, Timing, Window, experiment};
 use crate::latency::{Latencies, LatencySink};
-use crate::paired::median;
-use crate::record::{BenchId, EventName, Metric, Record};
+use crate::record::{BenchId, EventName, Metric, Record, slowed_twin_of};
+use crate::stats::median;
 
 /// Where one pass's data lands and in which order it runs: a seeded generator (splitmix64) that
 /// shuffles orders and sizes the heap spacers left live between allocations, so each pass places
@@ -149,7 +147,7 @@ fn spin_for(extra: Duration) -> Duration {
 }
 
 /// The records of one case in one pass: every selected implementation, and the baseline's
-/// reference cells (its A/A twin and slowed twins, [`crate::lab::reference_cells`]) when the
+/// reference cells (its A/A twin and slowed twins, [`crate::record::reference_cells`]) when the
 /// baseline is selected, opened in a shuffled order with spacers between them, then
 /// sampled in `timing.rounds` rounds, each in a new shuffled order; latencies as the experiment
 /// records them.
@@ -176,7 +174,7 @@ fn pass_case(
         .first()
         .filter(|b| selection.selects_implementation(b))
     {
-        for reference in crate::lab::reference_cells(baseline) {
+        for reference in crate::record::reference_cells(baseline) {
             names.push((reference, baseline));
         }
     }
@@ -188,7 +186,7 @@ fn pass_case(
     placement.shuffle(&mut names);
     let references = implementations
         .first()
-        .map_or_else(Vec::new, |b| crate::lab::reference_cells(b));
+        .map_or_else(Vec::new, |b| crate::record::reference_cells(b));
     let mut cells = Vec::with_capacity(names.len());
     for (name, implementation) in names {
         placement.spacer();
@@ -251,7 +249,7 @@ fn pass_case(
             ));
         }
         if experiment.latency != LatencyRecording::Off && cell.slowed_by == 0 {
-            records.extend(cell.latencies.records(&id));
+            records.extend(crate::record::latency_records(&id, &cell.latencies));
         }
         if cell.slowed_by > 0 {
             continue;
@@ -473,9 +471,6 @@ mod tests {
         }
         fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
             Ok(Box::new(Hits))
-        }
-        fn report(&self, _: &crate::record::ResultSet) -> crate::document::Document {
-            crate::document::Document::default()
         }
     }
 

@@ -81,7 +81,7 @@ pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
                     record
                 }
                 (m, Some(merged)) if m.is_latency_percentile() => {
-                    let q = crate::latency::PERCENTILES
+                    let q = crate::record::PERCENTILES
                         .iter()
                         .find(|(p, _)| *p == m)
                         .map_or(1.0, |(_, q)| *q);

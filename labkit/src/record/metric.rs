@@ -198,6 +198,15 @@ impl Metric {
 
     /// Whether it is one of the latency percentiles.
     pub fn is_latency_percentile(self) -> bool {
-        crate::latency::PERCENTILES.iter().any(|(m, _)| *m == self)
+        PERCENTILES.iter().any(|(m, _)| *m == self)
     }
 }
+
+/// The percentiles every latency table shows, as quantiles, with their metrics.
+pub const PERCENTILES: [(Metric, f64); 5] = [
+    (Metric::LatencyP50Ns, 0.5),
+    (Metric::LatencyP90Ns, 0.9),
+    (Metric::LatencyP99Ns, 0.99),
+    (Metric::LatencyP999Ns, 0.999),
+    (Metric::LatencyMaxNs, 1.0),
+];

@@ -7,22 +7,37 @@ use serde::{Deserialize, Serialize};
 
 use crate::env::Environment;
 use crate::latency::Latencies;
+pub use crate::stats::Interval;
 
 mod id;
 mod io;
 mod metric;
+mod roles;
 
 pub use id::BenchId;
 pub use io::{combine_passes, emit_records, load_records, write_atomic};
-pub use metric::{EventName, Metric};
+pub use metric::{EventName, Metric, PERCENTILES};
+pub use roles::*;
 
-/// A confidence interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
-pub struct Interval {
-    pub lower: f64,
-    pub upper: f64,
-    /// e.g. 0.95
-    pub confidence: f64,
+/// The percentile records of `id` from `latencies`, and the histogram itself (a
+/// [`Metric::LatencyHistogram`] record whose value is the number of recorded operations).
+pub fn latency_records(id: &BenchId, latencies: &Latencies) -> Vec<Record> {
+    let mut records: Vec<Record> = PERCENTILES
+        .iter()
+        .filter_map(|&(metric, q)| {
+            latencies
+                .quantile(q)
+                .map(|ns| Record::new(id.clone(), metric, ns as f64))
+        })
+        .collect();
+    let mut histogram = Record::new(
+        id.clone(),
+        Metric::LatencyHistogram,
+        latencies.count() as f64,
+    );
+    histogram.histogram = Some(latencies.clone());
+    records.push(histogram);
+    records
 }
 
 /// One measured number.
@@ -63,11 +78,11 @@ impl Record {
     }
 
     /// A record summarising per-pass values: their median, the distribution-free interval of
-    /// that median ([`crate::paired::pass_interval`]) when there are enough passes for one, and
+    /// that median ([`crate::stats::pass_interval`]) when there are enough passes for one, and
     /// the passes themselves.
     pub fn from_passes(id: BenchId, metric: Metric, passes: Vec<f64>) -> Self {
-        let estimate = crate::paired::pass_estimate(&passes);
-        let mut record = Self::new(id, metric, crate::paired::median(&passes));
+        let estimate = crate::stats::pass_estimate(&passes);
+        let mut record = Self::new(id, metric, crate::stats::median(&passes));
         record.interval = estimate.map(|e| e.interval);
         record.passes = Some(passes);
         record
@@ -348,7 +363,7 @@ mod tests {
                     recorder.record(std::time::Duration::from_micros(micros));
                 }
             }
-            sink.latencies().records(&id)
+            latency_records(&id, &sink.latencies())
         };
         let combined = combine_passes(&[pass(10), pass(1000)]);
         let histogram = combined

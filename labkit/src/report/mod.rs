@@ -5,7 +5,7 @@
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};
-use crate::latency::PERCENTILES;
+use crate::record::PERCENTILES;
 use crate::record::{BenchId, Metric, Record, ResultSet};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
@@ -206,7 +206,7 @@ pub fn comparison_table(
     implementations: &[&str],
 ) -> Table {
     let baseline = implementations[0];
-    let twin = crate::lab::twin(baseline);
+    let twin = crate::record::twin(baseline);
     let measured_twin = rows.iter().any(|row| {
         set.find(
             &BenchId::new(&row.experiment, &twin, &row.parameter),
@@ -375,7 +375,7 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
         table = table.column(&header, Align::Right);
     }
     table = table.column("operations recorded", Align::Right);
-    let twin = crate::lab::twin(implementations[0]);
+    let twin = crate::record::twin(implementations[0]);
     let names = std::iter::once(implementations[0])
         .chain(std::iter::once(twin.as_str()))
         .chain(implementations[1..].iter().copied());

@@ -141,7 +141,8 @@ fn joined_table_has_one_row_per_id_and_a_column_per_measured_metric() {
 
 #[test]
 fn paired_table_reports_the_ratio_interval_and_verdict() {
-    use crate::paired::{MedianEstimate, PairedEstimate, paired_records};
+    use crate::paired::{PairedEstimate, paired_records};
+    use crate::stats::MedianEstimate;
     let estimate = |median: f64, lower: f64, upper: f64| MedianEstimate {
         median,
         interval: Interval {

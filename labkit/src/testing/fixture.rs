@@ -1,7 +1,7 @@
 //! A two-implementation lab whose runners take no time, for tests of the kit, of the driver and of
 //! anything else that reads a description.
 
-use crate::document::{Block, ChartSpec, Document, Page};
+use crate::document::{Block, ChartSpec, Document, LabReport, Page};
 use crate::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Window, resolve};
 use crate::record::{Metric, ResultSet};
 use crate::report::Row;
@@ -63,6 +63,9 @@ impl Lab for TinyLab {
         resolve(self, implementation, case)?;
         Ok(Box::new(Idle))
     }
+}
+
+impl LabReport for TinyLab {
     fn report(&self, _: &ResultSet) -> Document {
         let rows = vec![Row::new("op", "small", "small")];
         Document {

@@ -1,14 +1,14 @@
 //! The conformance kit: the checks every lab's description, runners and report must pass, written
 //! once, and a fixture lab ([`fixture::TINY`]) for tests of anything that reads a description.
 //!
-//! A lab gets them all with one line in a test module, [`lab_conformance!`]; its own tests keep
+//! A lab gets them all with one line in a test module, [`lab_conformance!`](crate::lab_conformance); its own tests keep
 //! only what is particular to it. Every count below is computed from the description, never
 //! written down, so a new design, dataset or experiment changes no test.
 
 pub mod fixture;
 pub mod records;
 
-use crate::document::render;
+use crate::document::{LabReport, render};
 use crate::lab::BenchCase;
 use crate::lab::{
     Experiment, Kind, Lab, Parameter, Window, cases, counted_cases, counted_cases_of, timed_ids,
@@ -199,7 +199,7 @@ fn full_set(lab: &dyn Lab) -> ResultSet {
 
 /// The report renders from an empty set, from one record and from a full set: every slot filled,
 /// every chart a whole SVG, and what a set holds shown.
-pub fn report_renders(lab: &dyn Lab) {
+pub fn report_renders(lab: &dyn LabReport) {
     let full = full_set(lab);
     let partial = result_set(lab, full.records[..1].to_vec());
     for (what, set) in [
@@ -228,7 +228,7 @@ pub fn report_renders(lab: &dyn Lab) {
 /// The lab's answers (seed claims) name only its own implementations and parameters: a claim on a
 /// described experiment names one of its parameters; a claim on a derived record
 /// ([`Lab::derived`], an experiment of its own) names a parameter of some described experiment.
-pub fn answers_name_the_description(lab: &dyn Lab) {
+pub fn answers_name_the_description(lab: &dyn LabReport) {
     let Some(answers) = lab.report(&result_set(lab, vec![])).answers else {
         return;
     };
@@ -304,9 +304,6 @@ mod tests {
             ) -> Result<Box<dyn crate::lab::Runner>, String> {
                 TINY.open(implementation, case)?;
                 Ok(Box::new(Unwindowed))
-            }
-            fn report(&self, set: &ResultSet) -> crate::document::Document {
-                TINY.report(set)
             }
         }
         every_case_opens_and_runs(&Careless, |_, _| true);

@@ -5,8 +5,8 @@
 use crate::compare::{
     MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
 };
-use crate::lab::{SLOWED_BY, slowed_twin_of, twin};
 use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet};
+use crate::record::{SLOWED_BY, slowed_twin_of, twin};
 use crate::report::{fill, format_scaled};
 use crate::table::{Align, Table};
 
@@ -75,7 +75,7 @@ impl Tally {
         if self.spreads.is_empty() {
             "—".into()
         } else {
-            format!("{:.2}×", crate::paired::median(&self.spreads))
+            format!("{:.2}×", crate::stats::median(&self.spreads))
         }
     }
 

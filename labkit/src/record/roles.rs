@@ -1,5 +1,5 @@
-//! The reference cells of every row: the baseline's A/A twin and its slowed twins, named after
-//! the baseline.
+//! The roles an id's implementation field can name besides a design: the reference cells of every
+//! row, the baseline's A/A twin and its slowed twins, named after the baseline.
 
 /// The implementation name of the baseline's A/A twin: the baseline again, opened as a second,
 /// separately placed instance and measured as if it were another design.
