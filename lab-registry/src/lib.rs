@@ -10,9 +10,38 @@
 /// - `for_each_implementation(&mut visitor)`, in list order (baseline first);
 /// - `implementation_names()`;
 /// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown.
+///
+/// Each module must be named like its implementation's `NAME`, with `_` for `-`, or the list does
+/// not compile:
+///
+/// ```
+/// trait Design { const NAME: &'static str; }
+/// struct Fast;
+/// impl Design for Fast { const NAME: &'static str = "fast-path"; }
+/// lab_registry::implementation_registry! { trait Design; fast_path => Fast }
+/// assert_eq!(implementation_names(), ["fast-path"]);
+/// ```
+///
+/// ```compile_fail
+/// trait Design { const NAME: &'static str; }
+/// struct Fast;
+/// impl Design for Fast { const NAME: &'static str = "fast-path"; }
+/// lab_registry::implementation_registry! { trait Design; quick => Fast }
+/// ```
 #[macro_export]
 macro_rules! implementation_registry {
     (trait $lab_trait:ident; $($module:ident => $ty:path),* $(,)?) => {
+        $(
+            const _: () = assert!(
+                $crate::names_module(stringify!($module), <$ty as $lab_trait>::NAME),
+                concat!(
+                    "registry module `",
+                    stringify!($module),
+                    "` is not named like its implementation's NAME (with _ for -)"
+                )
+            );
+        )*
+
         /// Something to do with each implementation type.
         pub trait ImplementationVisitor {
             fn visit<D: $lab_trait>(&mut self);
@@ -46,4 +75,22 @@ macro_rules! implementation_registry {
             ))
         }
     };
+}
+
+/// Whether `module` is `name` with `_` for `-`: how a registry module is named after its
+/// implementation (checked at compile time by [`implementation_registry!`]).
+pub const fn names_module(module: &str, name: &str) -> bool {
+    let (module, name) = (module.as_bytes(), name.as_bytes());
+    if module.len() != name.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < module.len() {
+        let expected = if name[i] == b'-' { b'_' } else { name[i] };
+        if module[i] != expected {
+            return false;
+        }
+        i += 1;
+    }
+    true
 }
