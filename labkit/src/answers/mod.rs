@@ -329,8 +329,8 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
             "✗"
         };
         // Times with their unit: claims mix nanosecond cycles and millisecond cleanups.
-        let show = |v: f64| match metric {
-            Metric::NsPerOp => crate::report::format_duration(v),
+        let show = |v: f64| match metric.facts().quantity {
+            crate::record::Quantity::Nanoseconds => crate::report::format_scaled(metric, v),
             _ => format_metric(metric, v),
         };
         cells.push(format!(

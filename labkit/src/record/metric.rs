@@ -1,4 +1,4 @@
-//! What a record measures, and the facts of each metric (unit, direction).
+//! What a record measures ([`super::facts`] has each metric's unit, direction and words).
 
 use std::fmt;
 
@@ -141,33 +141,6 @@ impl<'de> Deserialize<'de> for EventName {
 }
 
 impl Metric {
-    pub fn unit(self) -> &'static str {
-        match self {
-            Self::NsPerOp => "ns/op",
-            Self::OpsPerSec => "ops/s",
-            Self::InstructionsPerOp | Self::InstructionsIn(_) => "instructions/op",
-            Self::LargeAllocsPerOp => "large allocs/op",
-            Self::EstimatedCyclesPerOp => "est. cycles/op",
-            Self::AllocsPerOp => "allocs/op",
-            Self::BytesPerOp => "B/op",
-            Self::RetainedBytes | Self::RetainedUsableBytes => "B",
-            Self::PairedRatio | Self::Ratio => "×",
-            Self::LatencyP50Ns
-            | Self::LatencyP90Ns
-            | Self::LatencyP99Ns
-            | Self::LatencyP999Ns
-            | Self::LatencyMaxNs
-            | Self::TimerOverheadNs
-            | Self::MeanNs => "ns",
-            Self::LatencyHistogram => "ops recorded",
-            Self::PeakHeapBytes | Self::PeakRssBytes => "B",
-            Self::CpuNsPerOp => "CPU ns/op",
-            Self::EventsPer100Ops(_) => "per 100 ops",
-            Self::EventsPerSec(_) => "per s",
-            Self::PassDisturbance(_) => "per pass",
-        }
-    }
-
     /// The metric's name in references from a lab's files: its JSON name (`ns-per-op`), or for a
     /// named one its JSON name and the name in brackets (`events-per-sec(served)`).
     pub fn key(self) -> String {
@@ -188,12 +161,6 @@ impl Metric {
             None => serde_json::Value::String(key.to_owned()),
         };
         serde_json::from_value(value).map_err(|_| format!("`{key}` is not a metric"))
-    }
-
-    /// Whether a larger value is better (throughput) rather than worse (cost).
-    /// (A lab's events are neither: their verdicts say "fewer" or "more".)
-    pub fn higher_is_better(self) -> bool {
-        matches!(self, Self::OpsPerSec)
     }
 
     /// Whether it is one of the latency percentiles.

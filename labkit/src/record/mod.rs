@@ -9,11 +9,13 @@ use crate::env::Environment;
 use crate::latency::Latencies;
 pub use crate::stats::Interval;
 
+mod facts;
 mod id;
 mod io;
 mod metric;
 mod roles;
 
+pub use facts::{Facts, Quantity};
 pub use id::BenchId;
 pub use io::{combine_passes, emit_records, load_records, write_atomic};
 pub use metric::{EventName, Metric, PERCENTILES};

@@ -5,8 +5,7 @@
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};
-use crate::record::PERCENTILES;
-use crate::record::{BenchId, Metric, Record, ResultSet};
+use crate::record::{BenchId, Metric, PERCENTILES, Quantity, Record, ResultSet};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
 /// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
@@ -58,17 +57,22 @@ pub fn environment_section(set: &ResultSet) -> String {
     t.render()
 }
 
-/// How a value of `metric` is printed.
+/// How a value of `metric` is printed in a table cell ([`crate::record::Facts`]).
 pub fn format_metric(metric: Metric, value: f64) -> String {
-    match metric {
-        Metric::RetainedBytes
-        | Metric::RetainedUsableBytes
-        | Metric::PeakHeapBytes
-        | Metric::PeakRssBytes => format_bytes(value),
-        m if m.is_latency_percentile() || matches!(m, Metric::CpuNsPerOp | Metric::MeanNs) => {
-            format_duration(value)
-        }
-        _ => format_number(value),
+    let facts = metric.facts();
+    if facts.scaled_in_tables {
+        format_quantity(facts, value)
+    } else {
+        format_number(value)
+    }
+}
+
+/// A value scaled to its quantity: a duration, bytes, or a number and its unit.
+fn format_quantity(facts: crate::record::Facts, value: f64) -> String {
+    match facts.quantity {
+        Quantity::Nanoseconds => format_duration(value),
+        Quantity::Bytes => format_bytes(value),
+        Quantity::Count => format!("{} {}", format_number(value), facts.unit),
     }
 }
 
@@ -83,17 +87,10 @@ pub fn format_duration(ns: f64) -> String {
     format!("{} {unit}", format_number(scaled))
 }
 
-/// A value of `metric` with its unit scaled for a chart label: `1.25 ms`, `42.0 ns`, `2.13 MiB`.
+/// A value of `metric` with its unit scaled for a chart label or a sentence: `1.25 ms`,
+/// `42.0 ns`, `2.13 MiB`, `3.00 per 100 ops`.
 pub fn format_scaled(metric: Metric, value: f64) -> String {
-    match metric {
-        Metric::NsPerOp | Metric::MeanNs => format_duration(value),
-        m if m.is_latency_percentile() || m == Metric::CpuNsPerOp => format_duration(value),
-        Metric::RetainedBytes
-        | Metric::RetainedUsableBytes
-        | Metric::PeakHeapBytes
-        | Metric::PeakRssBytes => format_bytes(value),
-        m => format!("{} {}", format_number(value), m.unit()),
-    }
+    format_quantity(metric.facts(), value)
 }
 
 fn cell(record: &Record) -> String {
@@ -110,32 +107,10 @@ fn cell(record: &Record) -> String {
 
 /// The verdict's word for `metric`: faster / slower, higher / lower, fewer / more, less / more.
 pub fn verdict_word(metric: Metric, verdict: Verdict) -> &'static str {
-    match (metric, verdict) {
-        (
-            Metric::NsPerOp
-            | Metric::MeanNs
-            | Metric::InstructionsPerOp
-            | Metric::EstimatedCyclesPerOp,
-            v,
-        ) => v.word(),
-        (Metric::OpsPerSec, Verdict::Better) => "higher",
-        (Metric::OpsPerSec, Verdict::Worse) => "lower",
-        (Metric::EventsPer100Ops(_) | Metric::EventsPerSec(_), Verdict::Better) => "fewer",
-        (Metric::EventsPer100Ops(_) | Metric::EventsPerSec(_), Verdict::Worse) => "more",
-        (m, Verdict::Better) if m.is_latency_percentile() => "lower",
-        (m, Verdict::Worse) if m.is_latency_percentile() => "higher",
-        (_, Verdict::Better) => "less",
-        (_, Verdict::Worse) => "more",
-        (_, v) => v.word(),
-    }
-}
-
-fn column_header(metric: Metric) -> &'static str {
-    match metric {
-        Metric::RetainedBytes => "retained",
-        Metric::RetainedUsableBytes => "retained (malloc usable)",
-        Metric::EstimatedCyclesPerOp => "est. cycles/op (model)",
-        m => m.unit(),
+    match verdict {
+        Verdict::Better => metric.facts().better,
+        Verdict::Worse => metric.facts().worse,
+        v => v.word(),
     }
 }
 
@@ -464,7 +439,7 @@ pub fn joined_table(set: &ResultSet) -> Table {
     ids.dedup();
     let mut table = Table::new().column("Id", Align::Left);
     for m in &present {
-        table = table.column(column_header(*m), Align::Right);
+        table = table.column(m.facts().column, Align::Right);
     }
     for id in ids {
         let mut cells = vec![format!("`{id}`")];

@@ -22,14 +22,6 @@ const TIMED: [Metric; 3] = [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP
 pub const WALL_TIME: [Metric; 2] = [Metric::NsPerOp, Metric::OpsPerSec];
 pub const TAIL: [Metric; 1] = [Metric::LatencyP99Ns];
 
-/// A tally row's name for `metric`.
-fn metric_label(metric: Metric) -> &'static str {
-    match metric {
-        Metric::LatencyP99Ns => "p99 latency",
-        m => m.unit(),
-    }
-}
-
 /// Counts of verdicts over a group of cells, and how far each cell's per-pass ratios spread.
 #[derive(Debug, Default, Clone, PartialEq)]
 struct Tally {
@@ -160,7 +152,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
                 format!("{} ({})", t.decisive, t.percent(t.decisive))
             };
             table.row(vec![
-                format!("{who}, {}", metric_label(metric)),
+                format!("{who}, {}", metric.facts().label),
                 t.cells.to_string(),
                 observed,
                 t.same.to_string(),
