@@ -1,19 +1,14 @@
-//! coalesce-lab's description: what the measurement binaries and the driver run, and the report.
+//! coalesce-lab's description: what the measurement binaries and the driver run (the runners
+//! are [`crate::runners`], the report [`crate::report`]'s).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use labkit::document::{Document, LabReport};
 use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, resolve,
 };
-use labkit::latency::LatencySink;
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 
-use crate::load::{Load, LoadGenerator, Plan};
-use crate::server::Server;
 use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
-use crate::{Generator, ImplementationVisitor, MetricsEndpoint, visit_implementation};
 
 /// The lab, as the measurement binaries and the driver see it.
 pub static LAB: CoalesceLab = CoalesceLab;
@@ -101,144 +96,11 @@ impl Lab for CoalesceLab {
 
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         let (_, parameter) = resolve(self, implementation, case)?;
-        let mut open = Open {
-            scenario: Scenario::parse(&parameter.name)?,
-            runner: None,
-        };
-        visit_implementation(implementation, &mut open)?;
-        open.runner
-            .ok_or_else(|| format!("{implementation}: nothing opened"))?
+        crate::runners::open(implementation, Scenario::parse(&parameter.name)?)
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
-    }
-}
-
-impl LabReport for CoalesceLab {
-    fn report(&self, set: &ResultSet) -> Document {
-        crate::report::document(set)
-    }
-}
-
-/// Opens a runner of whichever design it visits.
-struct Open {
-    scenario: Scenario,
-    runner: Option<Result<Box<dyn Runner>, String>>,
-}
-
-impl ImplementationVisitor for Open {
-    fn visit<E: MetricsEndpoint>(&mut self) {
-        let scenario = self.scenario;
-        self.runner = Some(
-            Server::start::<E>(
-                Arc::new(Generator::new(scenario.broker())),
-                Some(scenario.timeout),
-            )
-            .map_err(|e| format!("cannot start the server: {e}"))
-            .and_then(|server| {
-                let load = LoadGenerator::new(server.addr())?;
-                Ok(Box::new(Scrapes {
-                    server,
-                    load,
-                    scenario,
-                }) as Box<dyn Runner>)
-            }),
-        );
-    }
-}
-
-/// A design's server under one scenario's load.
-struct Scrapes {
-    server: Server,
-    load: LoadGenerator,
-    scenario: Scenario,
-}
-
-impl Runner for Scrapes {
-    // The allocation run's second window follows `PROFILE_WARM_UP` more untimed runs, so a pool of
-    // buffers has filled.
-    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        // At most one unmeasured request per user: a sample's milliseconds do not depend on warm
-        // caches, and each sample starts a new server anyway.
-        let warm_up = match self.scenario.load {
-            Load::Closed { users } => warm_up.min(users as u64),
-            Load::Open { .. } => 0,
-        };
-        let plan = Plan {
-            load: self.scenario.load,
-            requests: ops,
-            timeout: Some(self.scenario.timeout),
-        };
-        let mut edges = ServerEdges {
-            window,
-            server: &self.server,
-            opened_at: 0,
-            generations: 0,
-            wasted: 0,
-            generating: std::time::Duration::ZERO,
-            backlog: 0,
-        };
-        let outcome = self.load.run(plan, warm_up, &mut edges, false);
-        let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
-        let generating = edges.generating.as_micros() as u64;
-        let tally = outcome.tally;
-        if tally.corrupt > 0 {
-            eprintln!(
-                "coalesce: {} of {ops} bodies did not match their checksum",
-                tally.corrupt
-            );
-        }
-        for (event, n) in [
-            (SERVED, tally.served),
-            (BODY_MIB, tally.body_bytes >> 20),
-            (GENERATIONS, generations),
-            (WASTED, wasted),
-            (GENERATING_US, generating),
-            (TIMEOUTS, tally.timeouts),
-            (REFUSED, tally.refused),
-            (ERRORS, tally.errors),
-            (CORRUPT, tally.corrupt),
-            (BACKLOG, backlog as u64),
-        ] {
-            window.count(event, n);
-        }
-        outcome.elapsed
-    }
-}
-
-/// The measuring window, plus the server's generation counts at its edges.
-struct ServerEdges<'a> {
-    window: &'a mut dyn Window,
-    server: &'a Server,
-    opened_at: u64,
-    generations: u64,
-    wasted: u64,
-    generating: std::time::Duration,
-    backlog: usize,
-}
-
-impl Window for ServerEdges<'_> {
-    fn open(&mut self) {
-        self.opened_at = self.server.generator().started();
-        self.window.open();
-    }
-
-    fn close(&mut self) {
-        self.window.close();
-        let generator = self.server.generator();
-        self.generations = generator.started() - self.opened_at;
-        self.wasted = generator.wasted_since(self.opened_at);
-        self.generating = generator.generating_since(self.opened_at);
-        self.backlog = self.server.backlog();
-    }
-
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        self.window.latencies()
-    }
-
-    fn count(&mut self, event: EventName, n: u64) {
-        self.window.count(event, n);
     }
 }
 

@@ -18,6 +18,7 @@ pub mod lab;
 pub mod load;
 pub mod queue;
 pub mod report;
+mod runners;
 pub mod server;
 pub mod workload;
 

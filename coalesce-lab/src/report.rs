@@ -3,14 +3,15 @@
 //! answers to the write-up, and what its two pages hold.
 
 use labkit::answers::Answers;
-use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
+use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
 use labkit::lab::Lab;
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::Row;
 use labkit::targets::Targets;
 
 use crate::lab::{
-    BACKLOG, BODY_MIB, GENERATING_US, GENERATIONS, LAB, REFUSED, SCRAPE, SERVED, TIMEOUTS, WASTED,
+    BACKLOG, BODY_MIB, CoalesceLab, GENERATING_US, GENERATIONS, LAB, REFUSED, SCRAPE, SERVED,
+    TIMEOUTS, WASTED,
 };
 use crate::workload::Scenario;
 
@@ -174,6 +175,12 @@ pub fn document(set: &ResultSet) -> Document {
             ("large_allocs", table(Metric::LargeAllocsPerOp)),
         ]),
         charts,
+    }
+}
+
+impl LabReport for CoalesceLab {
+    fn report(&self, set: &ResultSet) -> Document {
+        document(set)
     }
 }
 

@@ -1,18 +1,16 @@
-//! dedup-lab's description: what the measurement binaries and the driver run, and the report.
-
-use std::time::Duration;
+//! dedup-lab's description: what the measurement binaries and the driver run (the runners are
+//! [`crate::runners`], the report [`crate::report`]'s).
 
 use labkit::callgrind::Buckets;
-use labkit::document::{Document, LabReport};
 use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, Window, resolve,
+    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, resolve,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 use labkit::table::format_count;
 
-use crate::churn::{CHURN_EVERY, Churn, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER, PurgeSweep};
-use crate::workload::{Ids, SHAPES, Shape, Worker, run_window};
-use crate::{ImplementationVisitor, SequenceBatch, SequenceDedup, visit_implementation};
+use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
+use crate::runners::Target;
+use crate::workload::{Ids, SHAPES, Shape};
 
 /// The lab, as the measurement binaries and the driver see it.
 pub static LAB: DedupLab = DedupLab;
@@ -257,22 +255,17 @@ impl Lab for DedupLab {
 
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         let (experiment, parameter) = resolve(self, implementation, case)?;
-        let mut open = Open {
-            target: match experiment.name {
-                ADMISSION => Target::Admission(Shape::parse(&parameter.name)?, Ids::Sequence),
-                REPLICATED_ADMISSION => {
-                    Target::Admission(Shape::parse(&parameter.name)?, Ids::Replicated)
-                }
-                CHURN => Target::Churn(parameter.workers),
-                BESIDE_INACTIVE => Target::Purge { purging: false },
-                PURGE_SWEEP => Target::Purge { purging: true },
-                _ => Target::Footprint(Growth::find(&parameter.name)?),
-            },
-            runner: None,
+        let target = match experiment.name {
+            ADMISSION => Target::Admission(Shape::parse(&parameter.name)?, Ids::Sequence),
+            REPLICATED_ADMISSION => {
+                Target::Admission(Shape::parse(&parameter.name)?, Ids::Replicated)
+            }
+            CHURN => Target::Churn(parameter.workers),
+            BESIDE_INACTIVE => Target::Purge { purging: false },
+            PURGE_SWEEP => Target::Purge { purging: true },
+            _ => Target::Footprint(Growth::find(&parameter.name)?),
         };
-        visit_implementation(implementation, &mut open)?;
-        open.runner
-            .ok_or_else(|| format!("{implementation}: nothing opened"))
+        crate::runners::open(implementation, target)
     }
 
     fn cost_buckets(&self) -> Buckets {
@@ -281,91 +274,6 @@ impl Lab for DedupLab {
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
-    }
-}
-
-impl LabReport for DedupLab {
-    fn report(&self, set: &ResultSet) -> Document {
-        crate::report::document(set)
-    }
-}
-
-/// What [`Open`] prepares.
-#[derive(Clone, Copy)]
-enum Target {
-    Admission(Shape, Ids),
-    Churn(usize),
-    Purge { purging: bool },
-    Footprint(Growth),
-}
-
-/// Opens a runner of whichever implementation it visits.
-struct Open {
-    target: Target,
-    runner: Option<Box<dyn Runner>>,
-}
-
-impl ImplementationVisitor for Open {
-    fn visit<D: SequenceDedup>(&mut self) {
-        self.runner = Some(match self.target {
-            Target::Admission(shape, ids) => {
-                let dedup = D::default();
-                let workers = shape.prepare_ids(&dedup, ids);
-                Box::new(Admission { dedup, workers })
-            }
-            Target::Churn(publishers) => Box::new(Churn::<D>::prepare(publishers)),
-            Target::Purge { purging } => Box::new(PurgeSweep::<D>::prepare(purging)),
-            Target::Footprint(growth) => Box::new(Footprint::<D> {
-                growth,
-                built: None,
-            }),
-        });
-    }
-}
-
-/// A deduplicator with a shape's producers connected, each having admitted its first message.
-struct Admission<D: SequenceDedup> {
-    dedup: D,
-    workers: Vec<Worker<D>>,
-}
-
-impl<D: SequenceDedup> Runner for Admission<D> {
-    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        let elapsed = run_window(&self.dedup, &mut self.workers, warm_up, ops, window);
-        let lost: u64 = self.workers.iter().map(|w| w.lost_races).sum();
-        if lost > 0 {
-            window.count(LOST_RACES, lost);
-        }
-        elapsed
-    }
-}
-
-/// Builds a deduplicator that has admitted one message from each of a growth case's producers,
-/// then purged all but the newest it keeps.
-struct Footprint<D> {
-    growth: Growth,
-    built: Option<D>,
-}
-
-impl<D: SequenceDedup> Runner for Footprint<D> {
-    fn run(&mut self, _: u64, _: u64, window: &mut dyn Window) -> Duration {
-        let Growth { producers, kept } = self.growth;
-        let names: Vec<String> = (0..producers).map(|i| format!("producer-{i}")).collect();
-        let first = SequenceBatch::single(0).expect("0 is a valid id");
-        self.built = None;
-        window.open();
-        let start = std::time::Instant::now();
-        let dedup = D::default();
-        for name in &names {
-            dedup.admit(&dedup.connect(name), first);
-        }
-        for name in &names[..producers - kept] {
-            dedup.purge(name);
-        }
-        let elapsed = start.elapsed();
-        window.close();
-        self.built = Some(dedup);
-        elapsed
     }
 }
 

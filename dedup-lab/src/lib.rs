@@ -9,6 +9,7 @@ pub mod churn;
 pub mod implementations;
 pub mod lab;
 pub mod report;
+mod runners;
 pub mod sequence;
 pub mod workload;
 

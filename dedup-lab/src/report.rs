@@ -4,7 +4,7 @@
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::document::{Block, ChartSpec, Document, Page, target_blocks};
+use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
 use labkit::lab::{Experiment, Lab, Parameter};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_duration};
@@ -12,7 +12,7 @@ use labkit::table::{Align, Table, format_number};
 use labkit::targets::Targets;
 
 use crate::lab::{
-    ADMISSION, BESIDE_INACTIVE, CHURN, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth,
+    ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth,
     INACTIVE_PARAMETER, LAB, LOST_RACES, PURGE_ADDED_TAIL, PURGE_SWEEP, REPLICATED_ADMISSION,
 };
 
@@ -287,6 +287,12 @@ pub fn document(set: &ResultSet) -> Document {
             ),
         ]),
         charts,
+    }
+}
+
+impl LabReport for DedupLab {
+    fn report(&self, set: &ResultSet) -> Document {
+        document(set)
     }
 }
 

@@ -1,22 +1,15 @@
-//! pending-ack-lab's description: what the measurement binaries and the driver run (the report
-//! is [`crate::report`]'s).
-
-use std::hint::black_box;
-use std::time::{Duration, Instant};
+//! pending-ack-lab's description: what the measurement binaries and the driver run (the runners
+//! are [`crate::runners`], the report [`crate::report`]s).
 
 use labkit::callgrind::Buckets;
-use labkit::document::{Document, LabReport};
 use labkit::lab::{
-    BenchCase, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner, Window,
-    resolve,
+    BenchCase, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner, resolve,
 };
 use labkit::record::{Record, ResultSet};
 
 use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
-use crate::workload::{
-    COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES, RetainedCase, Workload,
-};
-use crate::{ImplementationVisitor, PendingAcks, visit_implementation};
+use crate::runners::Target;
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES};
 
 /// The lab, as the measurement binaries and the driver see it.
 pub static LAB: PendingAckLab = PendingAckLab;
@@ -138,13 +131,7 @@ impl Lab for PendingAckLab {
                 None => Target::Timed(Experiment::find(name)?, Dataset::find(&case.parameter)?),
             },
         };
-        let mut open = Open {
-            target,
-            runner: None,
-        };
-        visit_implementation(implementation, &mut open)?;
-        open.runner
-            .ok_or_else(|| format!("{implementation}: nothing opened"))
+        crate::runners::open(implementation, target)
     }
 
     fn cost_buckets(&self) -> Buckets {
@@ -156,108 +143,6 @@ impl Lab for PendingAckLab {
     }
 }
 
-impl LabReport for PendingAckLab {
-    fn report(&self, set: &ResultSet) -> Document {
-        crate::report::document(set)
-    }
-}
-
-/// What [`Open`] prepares.
-#[derive(Clone, Copy)]
-enum Target {
-    Timed(Experiment, Dataset),
-    Footprint(Dataset),
-    RetainedCapacity(RetainedCase),
-    Shared(Shape, Dataset),
-}
-
-/// Opens a runner of whichever implementation it visits.
-struct Open {
-    target: Target,
-    runner: Option<Box<dyn Runner>>,
-}
-
-impl ImplementationVisitor for Open {
-    fn visit<M: PendingAcks>(&mut self) {
-        self.runner = Some(match self.target {
-            Target::Timed(experiment, dataset) => {
-                let mut workload = Workload::<M>::prepare(experiment, dataset);
-                black_box(workload.run(Workload::<M>::warm_up_ops(experiment, dataset)));
-                Box::new(WorkloadRunner {
-                    workload,
-                    one_shot: experiment.is_one_shot(),
-                    consumed: false,
-                })
-            }
-            Target::Shared(shape, dataset) => crate::concurrent::open::<M>(shape, &dataset),
-            Target::Footprint(dataset) => Box::new(Built::<M> {
-                build: Box::new(move || dataset.populate()),
-                built: None,
-            }),
-            Target::RetainedCapacity(case) => Box::new(Built::<M> {
-                build: Box::new(move || case.build()),
-                built: None,
-            }),
-        });
-    }
-}
-
-/// A prepared, warmed-up workload.
-struct WorkloadRunner<M> {
-    workload: Workload<M>,
-    one_shot: bool,
-    /// A one-shot op ran and its removed entries are not back yet.
-    consumed: bool,
-}
-
-impl<M: PendingAcks> Runner for WorkloadRunner<M> {
-    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        if !self.one_shot {
-            black_box(self.workload.run(warm_up));
-            window.open();
-            let start = Instant::now();
-            black_box(self.workload.run(ops));
-            let elapsed = start.elapsed();
-            window.close();
-            return elapsed;
-        }
-        // Cleanups: each op timed alone; what it removed goes back untimed before the next one,
-        // so the seed's rebuild stays out of the time without dominating the wall time.
-        window.open();
-        let mut timed = Duration::ZERO;
-        for _ in 0..ops {
-            if self.consumed {
-                self.workload.restore();
-            }
-            let start = Instant::now();
-            black_box(self.workload.run(1));
-            timed += start.elapsed();
-            self.consumed = true;
-        }
-        window.close();
-        timed
-    }
-}
-
-/// A map built inside the window and kept until dropped (retained-heap experiments).
-struct Built<M> {
-    build: Box<dyn Fn() -> M>,
-    built: Option<M>,
-}
-
-impl<M: PendingAcks> Runner for Built<M> {
-    fn run(&mut self, _: u64, _: u64, window: &mut dyn Window) -> Duration {
-        self.built = None;
-        window.open();
-        let start = Instant::now();
-        let map = (self.build)();
-        let elapsed = start.elapsed();
-        window.close();
-        self.built = Some(map);
-        elapsed
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -265,27 +150,4 @@ mod tests {
     use crate::with_implementations;
 
     labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
-
-    #[test]
-    fn one_shot_runners_restore_before_every_op_but_the_first() {
-        use crate::implementations::nested_tree::NestedTree;
-        let dataset = Dataset::find("50k-in-1").unwrap();
-        let mut runner = WorkloadRunner {
-            workload: Workload::<NestedTree>::prepare(Experiment::SameLedgerSmallPrefix, dataset),
-            one_shot: true,
-            consumed: false,
-        };
-        runner.run(0, 1, &mut ());
-        assert_eq!(
-            runner.workload.map.len(),
-            49_000,
-            "the op's removal is not undone"
-        );
-        runner.run(0, 3, &mut ());
-        assert_eq!(
-            runner.workload.map.len(),
-            49_000,
-            "each op found the prefix back"
-        );
-    }
 }

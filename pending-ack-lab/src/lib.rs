@@ -10,6 +10,7 @@ pub mod concurrent;
 pub mod implementations;
 pub mod lab;
 pub mod report;
+mod runners;
 pub mod shared;
 pub mod value;
 pub mod workload;

@@ -7,7 +7,7 @@ use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare_in};
-use labkit::document::{Block, ChartSpec, Document, Page};
+use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::{Experiment as Described, Kind, Lab};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_metric};
@@ -15,7 +15,7 @@ use labkit::table::format_change;
 use labkit::targets::{self, Checked, Targets};
 
 use crate::concurrent::{Lock, SHAPES, Shape, Timed};
-use crate::lab::{FOOTPRINT, LAB, RETAINED_CAPACITY};
+use crate::lab::{FOOTPRINT, LAB, PendingAckLab, RETAINED_CAPACITY};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment};
 
 /// Every single-thread steady experiment, in a target's `experiment`.
@@ -380,6 +380,12 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
         rows: per_entry_rows(cores),
     });
     charts
+}
+
+impl LabReport for PendingAckLab {
+    fn report(&self, set: &ResultSet) -> Document {
+        document(set)
+    }
 }
 
 #[cfg(test)]
