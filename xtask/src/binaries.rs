@@ -286,11 +286,11 @@ mod tests {
     #[test]
     fn bench_executables_are_read_from_cargo_messages() {
         let messages = concat!(
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/tiny-lab/Cargo.toml","#,
             r#""target":{"kind":["bench"],"name":"time"},"executable":"/w/target/release/deps/time-1"}"#,
             "\n",
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","#,
-            r#""target":{"kind":["lib"],"name":"dedup_lab"},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/tiny-lab/Cargo.toml","#,
+            r#""target":{"kind":["lib"],"name":"tiny_lab"},"executable":null}"#,
             "\n",
             r#"{"reason":"build-finished","success":true}"#,
         );
@@ -303,8 +303,8 @@ mod tests {
             r#"{"reason":"compiler-artifact","manifest_path":"/w/labkit/Cargo.toml","fresh":false,"#,
             r#""target":{"kind":["lib"],"name":"labkit"},"executable":null}"#,
             "\n",
-            r#"{"reason":"compiler-artifact","manifest_path":"/w/dedup-lab/Cargo.toml","fresh":true,"#,
-            r#""target":{"kind":["lib"],"name":"dedup_lab"},"executable":null}"#,
+            r#"{"reason":"compiler-artifact","manifest_path":"/w/tiny-lab/Cargo.toml","fresh":true,"#,
+            r#""target":{"kind":["lib"],"name":"tiny_lab"},"executable":null}"#,
         );
         assert_eq!(
             compiled_units(rebuilt).unwrap(),
@@ -312,7 +312,7 @@ mod tests {
         );
         assert_eq!(found.len(), 1);
         assert_eq!(
-            found[&(PathBuf::from("/w/dedup-lab"), "time".to_owned())],
+            found[&(PathBuf::from("/w/tiny-lab"), "time".to_owned())],
             PathBuf::from("/w/target/release/deps/time-1")
         );
         assert!(bench_executables("{not json").is_err());

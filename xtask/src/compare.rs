@@ -11,8 +11,8 @@ pub(crate) struct Comparison {
     names: Vec<String>,
 }
 
-pub(crate) fn comparison(args: &CompareArgs) -> Result<Comparison> {
-    let lab = labs::find(&args.lab)?;
+pub(crate) fn comparison(all: &[&'static dyn LabReport], args: &CompareArgs) -> Result<Comparison> {
+    let lab = labs::find_in(all, &args.lab)?;
     let implementations = lab.implementations();
     let unknown = |name: &str| {
         anyhow!(
@@ -43,7 +43,7 @@ pub(crate) fn comparison(args: &CompareArgs) -> Result<Comparison> {
 }
 
 pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
-    let Comparison { lab, a, b, names } = comparison(args)?;
+    let Comparison { lab, a, b, names } = comparison(labs::LABS, args)?;
     let mode = args.mode.mode();
     let dir = args
         .out_dir
@@ -139,18 +139,19 @@ mod tests {
             },
             out_dir: None,
             rev: rev.map(str::to_owned),
-            lab: "dedup".into(),
-            a: "topic-mutex".into(),
+            lab: "tiny".into(),
+            a: "base".into(),
             rest: words(rest),
         };
-        let c = comparison(&args(None, &["atomic-slot", "single"])).unwrap();
-        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "atomic-slot"));
-        assert_eq!(c.names, words(&["single"]));
-        let c = comparison(&args(Some("main"), &["single"])).unwrap();
-        assert_eq!((c.a.as_str(), c.b.as_str()), ("topic-mutex", "topic-mutex"));
-        let err = |rev, rest: &[&str]| comparison(&args(rev, rest)).err().unwrap().to_string();
+        let all: &[&'static dyn LabReport] = &[&labkit::testing::fixture::TINY];
+        let c = comparison(all, &args(None, &["fast", "small"])).unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("base", "fast"));
+        assert_eq!(c.names, words(&["small"]));
+        let c = comparison(all, &args(Some("main"), &["small"])).unwrap();
+        assert_eq!((c.a.as_str(), c.b.as_str()), ("base", "base"));
+        let err = |rev, rest: &[&str]| comparison(all, &args(rev, rest)).err().unwrap().to_string();
         assert!(err(None, &[]).contains("missing implementation B"));
-        assert!(err(None, &["single"]).contains("unknown implementation `single`"));
-        assert!(err(None, &["atomic-slot", "nope"]).contains("`nope` in lab dedup"));
+        assert!(err(None, &["small"]).contains("unknown implementation `small`"));
+        assert!(err(None, &["fast", "nope"]).contains("`nope` in lab tiny"));
     }
 }

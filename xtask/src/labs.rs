@@ -11,16 +11,24 @@ pub const LABS: &[&'static dyn LabReport] = &[
     &coalesce_lab::lab::LAB,
 ];
 
-/// The names of all labs.
-pub fn names() -> Vec<&'static str> {
-    LABS.iter().map(|l| l.name()).collect()
+/// The names of `labs`.
+pub fn names(labs: &[&'static dyn LabReport]) -> Vec<&'static str> {
+    labs.iter().map(|l| l.name()).collect()
 }
 
 /// The lab called `name`, or an error listing the valid ones.
 pub fn find(name: &str) -> Result<&'static dyn LabReport> {
-    match LABS.iter().find(|l| l.name() == name) {
+    find_in(LABS, name)
+}
+
+/// The lab of `labs` called `name` (the driver's tests pass fixture labs).
+pub fn find_in(labs: &[&'static dyn LabReport], name: &str) -> Result<&'static dyn LabReport> {
+    match labs.iter().find(|l| l.name() == name) {
         Some(lab) => Ok(*lab),
-        None => bail!("unknown lab `{name}`; valid labs: {}", names().join(", ")),
+        None => bail!(
+            "unknown lab `{name}`; valid labs: {}",
+            names(labs).join(", ")
+        ),
     }
 }
 
@@ -28,6 +36,7 @@ pub fn find(name: &str) -> Result<&'static dyn LabReport> {
 mod tests {
     use super::*;
     use labkit::lab::{Vocabulary, counted_cases_of, timed_ids};
+    use labkit::testing::fixture::{OTHER, TINY};
 
     #[test]
     fn counts_come_from_the_descriptions() {
@@ -45,12 +54,17 @@ mod tests {
             let vocabulary = Vocabulary::of(*lab);
             assert_eq!(vocabulary.implementations.len(), implementations);
         }
+    }
+
+    #[test]
+    fn an_unknown_lab_is_refused_with_the_valid_ones() {
+        let labs: &[&'static dyn LabReport] = &[&TINY, &OTHER];
+        assert_eq!(find_in(labs, "other").unwrap().name(), "other");
+        let err = find_in(labs, "ti").err().unwrap().to_string();
         assert!(
-            find("pending")
-                .err()
-                .unwrap()
-                .to_string()
-                .contains("dedup, pending-ack, coalesce")
+            err.contains("unknown lab `ti`; valid labs: tiny, other"),
+            "{err}"
         );
+        assert!(find(LABS[0].name()).is_ok());
     }
 }

@@ -234,27 +234,30 @@ fn main() {
 
 /// The labs and filter words of `cargo xtask bench [LAB] [NAME...]`, checked before anything is
 /// built: a leading lab name picks that lab; otherwise every lab in which all NAMEs are valid.
-fn chosen_labs(words: &[String]) -> Result<(Vec<&'static dyn LabReport>, Vec<String>)> {
+fn chosen_labs(
+    all: &[&'static dyn LabReport],
+    words: &[String],
+) -> Result<(Vec<&'static dyn LabReport>, Vec<String>)> {
     if let Some((first, rest)) = words.split_first()
-        && let Ok(lab) = labs::find(first)
+        && let Ok(lab) = labs::find_in(all, first)
     {
         Selection::parse(lab, rest).map_err(|e| anyhow!(e))?;
         return Ok((vec![lab], rest.to_vec()));
     }
-    let valid: Vec<&'static dyn LabReport> = labs::LABS
+    let valid: Vec<&'static dyn LabReport> = all
         .iter()
         .copied()
         .filter(|lab| Selection::parse(*lab, words).is_ok())
         .collect();
     if valid.is_empty() {
-        let listing: Vec<String> = labs::LABS
+        let listing: Vec<String> = all
             .iter()
             .map(|lab| format!("{}:\n{}", lab.name(), Vocabulary::of(*lab).listing()))
             .collect();
         bail!(
             "no lab knows all of {}; name a lab first ({}), then names of that lab:\n{}",
             words.join(" "),
-            labs::names().join(", "),
+            labs::names(all).join(", "),
             listing.join("\n")
         );
     }
@@ -262,7 +265,7 @@ fn chosen_labs(words: &[String]) -> Result<(Vec<&'static dyn LabReport>, Vec<Str
 }
 
 fn bench(args: &BenchArgs) -> Result<()> {
-    let (chosen, words) = chosen_labs(&args.words)?;
+    let (chosen, words) = chosen_labs(labs::LABS, &args.words)?;
     let mode = args.mode.mode();
     let started = Instant::now();
     let binaries = BenchBinaries::this_checkout()?;
@@ -424,46 +427,42 @@ mod tests {
         Cli::command().debug_assert();
         let Ok(Cli {
             command: Command::Bench(args),
-        }) = parse(&["bench", "--quick", "--out-dir=x", "dedup", "atomic-slot"])
+        }) = parse(&["bench", "--quick", "--out-dir=x", "tiny", "fast"])
         else {
             panic!("bench parses");
         };
         assert_eq!(args.mode.mode(), RunMode::Quick);
         assert_eq!(args.out_dir, Some(PathBuf::from("x")));
-        assert_eq!(args.words, words(&["dedup", "atomic-slot"]));
+        assert_eq!(args.words, words(&["tiny", "fast"]));
         assert!(parse(&["bench", "--fast"]).is_err());
         assert!(parse(&["bench", "--quick", "--smoke"]).is_err());
-        let err = parse(&["compare", "dedup"]).err().unwrap().to_string();
+        let err = parse(&["compare", "tiny"]).err().unwrap().to_string();
         assert!(err.contains("<A>"), "a missing argument is named: {err}");
         assert!(parse(&["gate", "check", "--limit", "-1"]).is_err());
-        assert!(parse(&["alloc", "dedup", "atomic-slot"]).is_err());
+        assert!(parse(&["alloc", "tiny", "fast"]).is_err());
     }
 
     #[test]
     fn bench_words_pick_labs_and_are_checked_before_building() {
-        let (chosen, filters) = chosen_labs(&words(&["dedup", "atomic-slot", "shared-2"])).unwrap();
-        assert_eq!(chosen.len(), 1);
-        assert_eq!(filters, words(&["atomic-slot", "shared-2"]));
-        assert_eq!(chosen_labs(&[]).unwrap().0.len(), labs::LABS.len());
-        let (chosen, _) = chosen_labs(&words(&["dense-window"])).unwrap();
-        assert_eq!(chosen[0].name(), "pending-ack");
-        let err = chosen_labs(&words(&["dedup", "spinlock"]))
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(err.contains("`spinlock` in lab dedup"), "{err}");
-        assert!(err.contains("implementations: topic-mutex"), "{err}");
-        assert!(
-            !err.contains("dense-window"),
-            "only the named lab's names: {err}"
+        use labkit::testing::fixture::{OTHER, TINY};
+        let all: &[&'static dyn LabReport] = &[&TINY, &OTHER];
+        let chosen = |w: &[&str]| chosen_labs(all, &words(w));
+        let (picked, filters) = chosen(&["tiny", "fast", "shared-4"]).unwrap();
+        assert_eq!(picked.len(), 1);
+        assert_eq!(filters, words(&["fast", "shared-4"]));
+        assert_eq!(chosen(&[]).unwrap().0.len(), all.len());
+        assert_eq!(
+            chosen(&["small"]).unwrap().0.len(),
+            2,
+            "a name both labs know"
         );
-        let err = chosen_labs(&words(&["50k-in-999"]))
-            .err()
-            .unwrap()
-            .to_string();
-        assert!(
-            err.contains("name a lab first (dedup, pending-ack, coalesce)"),
-            "{err}"
-        );
+        let (picked, _) = chosen(&["quick"]).unwrap();
+        assert_eq!(picked[0].name(), "other");
+        let err = chosen(&["tiny", "spin"]).err().unwrap().to_string();
+        assert!(err.contains("`spin` in lab tiny"), "{err}");
+        assert!(err.contains("implementations: base"), "{err}");
+        assert!(!err.contains("quick"), "only the named lab's names: {err}");
+        let err = chosen(&["no-such-case"]).err().unwrap().to_string();
+        assert!(err.contains("name a lab first (tiny, other)"), "{err}");
     }
 }

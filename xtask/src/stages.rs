@@ -211,8 +211,8 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::labs::find;
     use labkit::record::BenchId;
+    use labkit::testing::fixture::TINY;
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()
@@ -222,7 +222,7 @@ mod tests {
     fn a_failed_stage_keeps_what_its_binary_wrote() {
         let written = || {
             Ok(vec![Record::new(
-                BenchId::new("admission", "atomic-slot", "single"),
+                BenchId::new("op", "fast", "small"),
                 Metric::NsPerOp,
                 1.0,
             )])
@@ -241,51 +241,48 @@ mod tests {
 
     #[test]
     fn filters_reach_gungraun() {
-        let dedup = find("dedup").unwrap();
-        let s =
-            Selection::parse(dedup, &words(&["atomic-slot", "topic-mutex", "shared-2"])).unwrap();
+        let lab: &dyn LabReport = &TINY;
+        let s = Selection::parse(lab, &words(&["fast", "base", "shared-4"])).unwrap();
         assert_eq!(
-            gungraun_filters(dedup, &s).unwrap(),
+            gungraun_filters(lab, &s).unwrap(),
             Vec::<String>::new(),
-            "shared-2 is not counted"
+            "shared-4 is not counted"
         );
-        let s = Selection::parse(dedup, &words(&["atomic-slot"])).unwrap();
-        assert_eq!(gungraun_filters(dedup, &s).unwrap(), ["*::atomic_slot::*"]);
-        assert_eq!(gungraun_filters(dedup, &Selection::default()), None);
+        let s = Selection::parse(lab, &words(&["fast"])).unwrap();
+        assert_eq!(gungraun_filters(lab, &s).unwrap(), ["*::fast::*"]);
+        assert_eq!(gungraun_filters(lab, &Selection::default()), None);
 
-        let pending = find("pending-ack").unwrap();
-        let s = Selection::parse(pending, &words(&["remove-all-up-to", "50k-in-1"])).unwrap();
-        let filters = gungraun_filters(pending, &s).unwrap();
+        let s = Selection::parse(lab, &words(&["cleanup", "small"])).unwrap();
+        let filters = gungraun_filters(lab, &s).unwrap();
         assert_eq!(filters.len(), 1);
-        let case = collect::counted_case(pending, filters[0].rsplit("::").next().unwrap()).unwrap();
-        assert_eq!(case.to_string(), "remove-all-up-to/50k-in-1");
+        let case = collect::counted_case(lab, filters[0].rsplit("::").next().unwrap()).unwrap();
+        assert_eq!(case.to_string(), "cleanup/small");
     }
 
     #[test]
     fn planned_counts_follow_the_selection() {
-        let pending = find("pending-ack").unwrap();
-        let s = Selection::parse(pending, &words(&["remove-all-up-to", "dense-window"])).unwrap();
-        let chosen = timed_ids(pending).iter().filter(|id| s.selects(id)).count();
-        let datasets = labkit::lab::experiment(pending, "remove-all-up-to")
+        let lab: &dyn LabReport = &TINY;
+        let s = Selection::parse(lab, &words(&["cleanup", "fast"])).unwrap();
+        let chosen = timed_ids(lab).iter().filter(|id| s.selects(id)).count();
+        let parameters = labkit::lab::experiment(lab, "cleanup")
             .unwrap()
             .parameters
             .len();
-        assert_eq!(chosen, datasets);
-        let s = Selection::parse(pending, &words(&["remove-all-up-to"])).unwrap();
-        let chosen = timed_ids(pending).iter().filter(|id| s.selects(id)).count();
-        let cells = pending.implementations().len() + 3;
+        assert_eq!(chosen, parameters);
+        let s = Selection::parse(lab, &words(&["cleanup"])).unwrap();
+        let chosen = timed_ids(lab).iter().filter(|id| s.selects(id)).count();
+        let cells = lab.implementations().len() + 3;
         assert_eq!(
             chosen,
-            datasets * cells,
+            parameters * cells,
             "every implementation, the A/A twin and the slowed twins"
         );
     }
 
     #[test]
     fn gungraun_headers_gain_the_lab_id() {
-        let dedup = find("dedup").unwrap();
-        let line = "instructions::instructions::atomic_slot case_1:open_counted(nth of x)";
-        assert!(with_lab_id(dedup, line).starts_with("admission/atomic-slot/duplicate  ("));
-        assert_eq!(with_lab_id(dedup, "  Instructions: 5"), "  Instructions: 5");
+        let line = "instructions::instructions::fast case_1:open_counted(nth of x)";
+        assert!(with_lab_id(&TINY, line).starts_with("cleanup/fast/small  ("));
+        assert_eq!(with_lab_id(&TINY, "  Instructions: 5"), "  Instructions: 5");
     }
 }

@@ -8,10 +8,24 @@ use crate::report::Row;
 use std::time::Duration;
 
 /// A two-implementation lab whose runners take no time: for tests of everything that reads a
-/// description.
-pub struct TinyLab;
+/// description. Its counted instructions split into one bucket, `the allocator`.
+pub struct TinyLab {
+    name: &'static str,
+    implementations: [&'static str; 2],
+}
 
-pub static TINY: TinyLab = TinyLab;
+/// The fixture lab: `base` and `fast`.
+pub static TINY: TinyLab = TinyLab {
+    name: "tiny",
+    implementations: ["base", "fast"],
+};
+
+/// A second fixture lab with the same experiments and designs of other names (`plain`, `quick`):
+/// for tests that pick a lab by the names they are given.
+pub static OTHER: TinyLab = TinyLab {
+    name: "other",
+    implementations: ["plain", "quick"],
+};
 
 struct Idle;
 
@@ -25,16 +39,22 @@ impl Runner for Idle {
 
 impl Lab for TinyLab {
     fn name(&self) -> &'static str {
-        "tiny"
+        self.name
     }
     fn package(&self) -> &'static str {
         "tiny-lab"
     }
     fn title(&self) -> &'static str {
-        "tiny"
+        self.name
     }
     fn implementations(&self) -> Vec<&'static str> {
-        vec!["base", "fast"]
+        self.implementations.to_vec()
+    }
+    fn cost_buckets(&self) -> crate::callgrind::Buckets {
+        crate::callgrind::Buckets::parse(
+            r#"{"buckets": [{"name": "the allocator", "patterns": ["malloc"]}], "rest": "the rest"}"#,
+        )
+        .expect("the fixture's buckets parse")
     }
     fn experiments(&self) -> Vec<Experiment> {
         let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
