@@ -56,22 +56,25 @@ impl Lab for CoalesceLab {
         crate::implementation_names()
     }
 
-    fn experiments(&self) -> Vec<Experiment> {
-        vec![Experiment {
-            // Every sample starts its own server: a backlog one design left behind (an unbounded
-            // queue still generating for clients that gave up) cannot slow the next sample.
-            fresh_per_sample: true,
-            latency: LatencyRecording::InTimedSamples,
-            throughput: true,
-            process_costs: true,
-            profile_warm_up: PROFILE_WARM_UP,
-            ..Experiment::new(
-                SCRAPE,
-                "one GET /metrics answered (or refused, or given up on) under load",
-                Kind::Steady,
-                scenarios().iter().map(scenario_parameter).collect(),
-            )
-        }]
+    fn experiments(&self) -> &[Experiment] {
+        static DESCRIBED: labkit::lab::Described = labkit::lab::Described::new();
+        DESCRIBED.get(|| {
+            vec![Experiment {
+                // Every sample starts its own server: a backlog one design left behind (an unbounded
+                // queue still generating for clients that gave up) cannot slow the next sample.
+                fresh_per_sample: true,
+                latency: LatencyRecording::InTimedSamples,
+                throughput: true,
+                process_costs: true,
+                profile_warm_up: PROFILE_WARM_UP,
+                ..Experiment::new(
+                    SCRAPE,
+                    "one GET /metrics answered (or refused, or given up on) under load",
+                    Kind::Steady,
+                    scenarios().iter().map(scenario_parameter).collect(),
+                )
+            }]
+        })
     }
 
     // A sample is a load run: one per cell and pass, long enough for many requests. A quick run

@@ -28,7 +28,7 @@ pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
 }
 
-fn described(name: &str) -> Experiment {
+fn described(name: &str) -> &'static Experiment {
     labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
@@ -39,7 +39,7 @@ fn rows(experiment: &str, cores: usize, keep: impl Fn(&Parameter) -> bool) -> Ve
         .parameters
         .iter()
         .filter(|p| keep(p))
-        .map(|p| Row::of(&experiment, p, cores))
+        .map(|p| Row::of(experiment, p, cores))
         .collect()
 }
 
@@ -151,7 +151,7 @@ pub fn document(set: &ResultSet) -> Document {
     let churn = all(CHURN);
     let purge = [all(BESIDE_INACTIVE), all(PURGE_SWEEP)].concat();
     let footprint = all(FOOTPRINT);
-    let per_producer = Row::all_derived(&described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
+    let per_producer = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
     let timed = [
         admission.clone(),
         all(REPLICATED_ADMISSION),
@@ -240,7 +240,7 @@ pub fn document(set: &ResultSet) -> Document {
             ),
             (
                 "churn_description",
-                Block::Markdown(described(CHURN).description),
+                Block::Markdown(described(CHURN).description.clone()),
             ),
             (
                 "churn_latency",

@@ -62,7 +62,7 @@ pub fn writeup(
     for experiment in lab.experiments() {
         for parameter in &experiment.parameters {
             if selection.selects_case(experiment.name, &parameter.name) {
-                rows.push(Row::of(&experiment, parameter, cores));
+                rows.push(Row::of(experiment, parameter, cores));
             }
         }
     }

@@ -67,49 +67,52 @@ impl Lab for PendingAckLab {
         crate::implementation_names()
     }
 
-    fn experiments(&self) -> Vec<Described> {
-        let mut experiments: Vec<Described> = Experiment::ALL
-            .into_iter()
-            .map(|e| Described {
-                max_ops: e.max_ops(),
-                ..Described::new(
-                    e.name(),
-                    e.description(),
-                    if e.is_one_shot() {
-                        Kind::OneShot
-                    } else {
-                        Kind::Steady
-                    },
-                    e.datasets().iter().map(dataset_parameter).collect(),
-                )
-            })
-            .collect();
-        experiments.extend(SHAPES.iter().map(shape_experiment));
-        experiments.push(Described::new(
-            FOOTPRINT,
-            "heap retained by a map holding the whole dataset",
-            Kind::Retained,
-            DATASETS
-                .iter()
-                .map(|d| Parameter::new(d.name, &d.label(), false))
-                .collect(),
-        ));
-        experiments.push(Described::new(
-            RETAINED_CAPACITY,
-            "heap left after a peak dataset is cleaned up by remove_all_up_to",
-            Kind::Retained,
-            RETAINED_CASES
-                .iter()
-                .map(|c| {
-                    let label = format!(
-                        "peak `{}`, `remove_all_up_to` keeping {}",
-                        c.dataset, c.keep
-                    );
-                    Parameter::new(c.name, &label, false)
+    fn experiments(&self) -> &[Described] {
+        static DESCRIBED: labkit::lab::Described = labkit::lab::Described::new();
+        DESCRIBED.get(|| {
+            let mut experiments: Vec<Described> = Experiment::ALL
+                .into_iter()
+                .map(|e| Described {
+                    max_ops: e.max_ops(),
+                    ..Described::new(
+                        e.name(),
+                        e.description(),
+                        if e.is_one_shot() {
+                            Kind::OneShot
+                        } else {
+                            Kind::Steady
+                        },
+                        e.datasets().iter().map(dataset_parameter).collect(),
+                    )
                 })
-                .collect(),
-        ));
-        experiments
+                .collect();
+            experiments.extend(SHAPES.iter().map(shape_experiment));
+            experiments.push(Described::new(
+                FOOTPRINT,
+                "heap retained by a map holding the whole dataset",
+                Kind::Retained,
+                DATASETS
+                    .iter()
+                    .map(|d| Parameter::new(d.name, &d.label(), false))
+                    .collect(),
+            ));
+            experiments.push(Described::new(
+                RETAINED_CAPACITY,
+                "heap left after a peak dataset is cleaned up by remove_all_up_to",
+                Kind::Retained,
+                RETAINED_CASES
+                    .iter()
+                    .map(|c| {
+                        let label = format!(
+                            "peak `{}`, `remove_all_up_to` keeping {}",
+                            c.dataset, c.keep
+                        );
+                        Parameter::new(c.name, &label, false)
+                    })
+                    .collect(),
+            ));
+            experiments
+        })
     }
 
     fn counted_ops(&self) -> u64 {

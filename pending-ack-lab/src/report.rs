@@ -42,7 +42,7 @@ pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
 }
 
-fn described(name: &str) -> Described {
+fn described(name: &str) -> &'static Described {
     labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
@@ -60,7 +60,7 @@ fn selects(selector: &str, experiment: &Described) -> bool {
 pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
     let parameters = |e: &Described| e.parameters.iter().map(|p| p.name.clone()).collect();
     if selector == FOOTPRINT_PER_ENTRY {
-        return vec![(selector.into(), parameters(&described(FOOTPRINT)))];
+        return vec![(selector.into(), parameters(described(FOOTPRINT)))];
     }
     LAB.experiments()
         .iter()
@@ -143,22 +143,22 @@ fn measured_rows(set: &ResultSet, metric: Metric) -> Vec<Row> {
 }
 
 fn per_entry_rows(cores: usize) -> Vec<Row> {
-    Row::all_derived(&described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY)
+    Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY)
 }
 
 pub fn document(set: &ResultSet) -> Document {
     let cores = set.environment.cores;
     let implementations = LAB.implementations();
-    let single: Vec<Described> = LAB
+    let single: Vec<&Described> = LAB
         .experiments()
-        .into_iter()
+        .iter()
         .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
         .collect();
-    let headline = Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores);
+    let headline = Row::all(described(Experiment::DispatchAndAckCycle.name()), cores);
     let counted = |experiments: &[Experiment]| -> Vec<Row> {
         experiments
             .iter()
-            .flat_map(|e| Row::all(&described(e.name()), cores))
+            .flat_map(|e| Row::all(described(e.name()), cores))
             .filter(|row| {
                 set.records.iter().any(|r| {
                     r.metric == Metric::InstructionsPerOp
@@ -198,7 +198,7 @@ pub fn document(set: &ResultSet) -> Document {
     let mut concurrent = String::new();
     for shape in SHAPES {
         let e = described(shape.name);
-        let rows = Row::all(&e, cores);
+        let rows = Row::all(e, cores);
         let name = e.name;
         concurrent.push_str(&format!(
             "### `{name}`\n\n{} threads: {}.\n\n{{{{ops:{name}}}}}\nHeap held at the end\n\n\
@@ -226,7 +226,7 @@ pub fn document(set: &ResultSet) -> Document {
     details.template = include_str!("../report/details.md")
         .replace("{{time}}", &time)
         .replace("{{concurrent}}", &concurrent);
-    let footprint_rows = Row::all(&described(FOOTPRINT), cores);
+    let footprint_rows = Row::all(described(FOOTPRINT), cores);
     let details = details.blocks(vec![
         ("counted_ops", Block::Markdown(COUNTED_OPS.to_string())),
         (
@@ -257,7 +257,7 @@ pub fn document(set: &ResultSet) -> Document {
             "cycle_bytes",
             Block::Table(
                 Metric::BytesPerOp,
-                Row::all(&described(Experiment::DispatchAndAckCycle.name()), cores),
+                Row::all(described(Experiment::DispatchAndAckCycle.name()), cores),
             ),
         ),
         (
@@ -268,7 +268,7 @@ pub fn document(set: &ResultSet) -> Document {
             "retained_capacity",
             Block::Table(
                 Metric::RetainedBytes,
-                Row::all(&described(RETAINED_CAPACITY), cores),
+                Row::all(described(RETAINED_CAPACITY), cores),
             ),
         ),
         (
@@ -333,7 +333,7 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
         .collect();
     for shape in SHAPES {
         let e = described(shape.name);
-        let row = Row::all(&e, cores).remove(0);
+        let row = Row::all(e, cores).remove(0);
         charts.push(ChartSpec::Latency {
             stem: format!("pending-ack-{}-latency", e.name),
             title: format!(

@@ -7,7 +7,7 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, ResultSet, RunMode};
@@ -356,8 +356,8 @@ pub trait Lab: Sync {
     fn title(&self) -> &'static str;
     /// Implementation names, the baseline first.
     fn implementations(&self) -> Vec<&'static str>;
-    /// Every experiment, in report order.
-    fn experiments(&self) -> Vec<Experiment>;
+    /// Every experiment, in report order: built once (a lab keeps them in a [`Described`]).
+    fn experiments(&self) -> &[Experiment];
     /// Wall-time sampling per run mode.
     fn timing(&self, mode: RunMode) -> Timing {
         Timing::standard(mode)
@@ -380,29 +380,47 @@ pub trait Lab: Sync {
     }
 }
 
+/// A lab's experiments, built the first time they are asked for and kept: every lookup of a
+/// case reads the same description.
+pub struct Described(OnceLock<Vec<Experiment>>);
+
+impl Described {
+    pub const fn new() -> Self {
+        Self(OnceLock::new())
+    }
+
+    /// The experiments `build` describes, built on the first call.
+    pub fn get(&self, build: impl FnOnce() -> Vec<Experiment>) -> &[Experiment] {
+        self.0.get_or_init(build)
+    }
+}
+
+impl Default for Described {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
 /// The experiment called `name` of `lab`, or an error listing the valid ones.
-pub fn experiment(lab: &dyn Lab, name: &str) -> Result<Experiment, String> {
+pub fn experiment<'a>(lab: &'a dyn Lab, name: &str) -> Result<&'a Experiment, String> {
     let experiments = lab.experiments();
-    let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
-    let valid = names.join(", ");
-    experiments
-        .into_iter()
-        .find(|e| e.name == name)
-        .ok_or_else(|| {
-            format!(
-                "{}: unknown experiment `{name}`; valid: {valid}",
-                lab.name()
-            )
-        })
+    experiments.iter().find(|e| e.name == name).ok_or_else(|| {
+        let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
+        format!(
+            "{}: unknown experiment `{name}`; valid: {}",
+            lab.name(),
+            names.join(", ")
+        )
+    })
 }
 
 /// Checks that `case` is one of `lab`'s and that `implementation` is known; returns the
 /// experiment and the parameter. Labs call it first in [`Lab::open`].
-pub fn resolve(
-    lab: &dyn Lab,
+pub fn resolve<'a>(
+    lab: &'a dyn Lab,
     implementation: &str,
     case: &BenchCase,
-) -> Result<(Experiment, Parameter), String> {
+) -> Result<(&'a Experiment, &'a Parameter), String> {
     let implementations = lab.implementations();
     if !implementations.contains(&implementation) {
         return Err(format!(
@@ -412,23 +430,20 @@ pub fn resolve(
         ));
     }
     let experiment = experiment(lab, &case.experiment)?;
-    let parameter = experiment
-        .parameter(&case.parameter)
-        .cloned()
-        .ok_or_else(|| {
-            let valid: Vec<&str> = experiment
-                .parameters
-                .iter()
-                .map(|p| p.name.as_str())
-                .collect();
-            format!(
-                "{}: `{}` is not a parameter of {}; valid: {}",
-                lab.name(),
-                case.parameter,
-                experiment.name,
-                valid.join(", ")
-            )
-        })?;
+    let parameter = experiment.parameter(&case.parameter).ok_or_else(|| {
+        let valid: Vec<&str> = experiment
+            .parameters
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        format!(
+            "{}: `{}` is not a parameter of {}; valid: {}",
+            lab.name(),
+            case.parameter,
+            experiment.name,
+            valid.join(", ")
+        )
+    })?;
     Ok((experiment, parameter))
 }
 

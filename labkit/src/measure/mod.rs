@@ -171,7 +171,7 @@ pub fn alloc_main(lab: &dyn Lab) {
                 }
                 let case = BenchCase::new(experiment.name, &parameter.name);
                 eprintln!("alloc: {}", case.id(implementation));
-                let measured = allocation_records(lab, &experiment, implementation, &case, budget)
+                let measured = allocation_records(lab, experiment, implementation, &case, budget)
                     .unwrap_or_else(|e| exit_with_usage_error(&e));
                 records.extend(measured);
             }
@@ -193,9 +193,9 @@ fn named_case(lab: &dyn Lab, words: &[String]) -> Result<BenchCase, String> {
             Ok(BenchCase::new(e.name, parameter))
         }
         [parameter] => {
-            let owners: Vec<Experiment> = lab
+            let owners: Vec<&Experiment> = lab
                 .experiments()
-                .into_iter()
+                .iter()
                 .filter(|e| e.is_timed() && e.parameter(parameter).is_some())
                 .collect();
             match owners.as_slice() {
@@ -308,7 +308,7 @@ impl SampleSource for LabSamples {
             .map_or(1, |p| p.min_ops);
         let mut run = open_timed(self.0, implementation, case)?;
         let ops = match experiment.kind {
-            Kind::Steady => calibrate(&mut run, &experiment, min_ops, PAIRED_SAMPLE),
+            Kind::Steady => calibrate(&mut run, experiment, min_ops, PAIRED_SAMPLE),
             _ => experiment.ops(1),
         };
         Ok(Box::new(move || {
@@ -397,17 +397,17 @@ mod tests {
         // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
         // part and the cap stop the growth: 16× a step, then scaled to the target.
         let target = Duration::from_micros(100);
-        assert_eq!(calibrate(&mut run, &e, 1, target), 100_000);
+        assert_eq!(calibrate(&mut run, e, 1, target), 100_000);
         assert_eq!(*runs.lock().unwrap(), [1, 16, 256, 4_096, 65_536]);
         let mut never: TimedRun = Box::new(|_, _| panic!("a zero target runs nothing"));
-        assert_eq!(calibrate(&mut never, &e, 7, Duration::ZERO), 7);
+        assert_eq!(calibrate(&mut never, e, 7, Duration::ZERO), 7);
         assert_eq!(
-            calibrate(&mut run, &e, 50_000, target),
+            calibrate(&mut run, e, 50_000, target),
             100_000,
             "from the minimum"
         );
         assert_eq!(
-            calibrate(&mut run, &e, 300_000, target),
+            calibrate(&mut run, e, 300_000, target),
             300_000,
             "never below the minimum"
         );
@@ -421,7 +421,7 @@ mod tests {
             std::thread::sleep(Duration::from_micros(400));
             Duration::from_nanos(ops)
         });
-        assert_eq!(calibrate(&mut restoring, &e, 3, target), 3);
+        assert_eq!(calibrate(&mut restoring, e, 3, target), 3);
     }
 
     #[test]

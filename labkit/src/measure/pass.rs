@@ -195,7 +195,7 @@ fn pass_case(
         // and a steady runner's state follows the work it has done, so a twin warmed up any
         // other way is no longer the baseline again (measured: with one warm-up sample instead,
         // 3 of 59 pending-ack A/A twins came out faster or slower, in all 8 passes).
-        let ops = calibrate(&mut run, &experiment, parameter.min_ops, timing.sample);
+        let ops = calibrate(&mut run, experiment, parameter.min_ops, timing.sample);
         let slowed_by = slowed_twin_of(&name).map_or(0, |(_, percent)| percent);
         cells.push(Cell {
             name,
@@ -458,16 +458,19 @@ mod tests {
         fn implementations(&self) -> Vec<&'static str> {
             vec!["base"]
         }
-        fn experiments(&self) -> Vec<Experiment> {
-            vec![Experiment {
-                latency: LatencyRecording::InTimedSamples,
-                ..Experiment::new(
-                    "op",
-                    "one op",
-                    Kind::Steady,
-                    vec![crate::lab::Parameter::new("one", "one", false)],
-                )
-            }]
+        fn experiments(&self) -> &[Experiment] {
+            static DESCRIBED: crate::lab::Described = crate::lab::Described::new();
+            DESCRIBED.get(|| {
+                vec![Experiment {
+                    latency: LatencyRecording::InTimedSamples,
+                    ..Experiment::new(
+                        "op",
+                        "one op",
+                        Kind::Steady,
+                        vec![crate::lab::Parameter::new("one", "one", false)],
+                    )
+                }]
+            })
         }
         fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
             Ok(Box::new(Hits))

@@ -2,7 +2,7 @@
 //! anything else that reads a description.
 
 use crate::document::{Block, ChartSpec, Document, LabReport, Page};
-use crate::lab::{BenchCase, Experiment, Kind, Lab, Parameter, Runner, Window, resolve};
+use crate::lab::{BenchCase, Described, Experiment, Kind, Lab, Parameter, Runner, Window, resolve};
 use crate::record::{Metric, ResultSet};
 use crate::report::Row;
 use std::time::Duration;
@@ -12,12 +12,14 @@ use std::time::Duration;
 pub struct TinyLab {
     name: &'static str,
     implementations: [&'static str; 2],
+    experiments: Described,
 }
 
 /// The fixture lab: `base` and `fast`.
 pub static TINY: TinyLab = TinyLab {
     name: "tiny",
     implementations: ["base", "fast"],
+    experiments: Described::new(),
 };
 
 /// A second fixture lab with the same experiments and designs of other names (`plain`, `quick`):
@@ -25,6 +27,7 @@ pub static TINY: TinyLab = TinyLab {
 pub static OTHER: TinyLab = TinyLab {
     name: "other",
     implementations: ["plain", "quick"],
+    experiments: Described::new(),
 };
 
 struct Idle;
@@ -56,33 +59,39 @@ impl Lab for TinyLab {
         )
         .expect("the fixture's buckets parse")
     }
-    fn experiments(&self) -> Vec<Experiment> {
-        let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
-        vec![
-            Experiment::new(
-                "op",
-                "one op",
-                Kind::Steady,
-                vec![Parameter::new("small", "small", true), shared],
-            ),
-            Experiment::new(
-                "cleanup",
-                "one cleanup",
-                Kind::OneShot,
-                vec![Parameter::new("small", "small", true)],
-            ),
-            Experiment::new(
-                "footprint",
-                "heap",
-                Kind::Retained,
-                vec![Parameter::new("big", "big", false)],
-            ),
-        ]
+    fn experiments(&self) -> &[Experiment] {
+        self.experiments.get(tiny_experiments)
     }
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         resolve(self, implementation, case)?;
         Ok(Box::new(Idle))
     }
+}
+
+/// The fixture's experiments: a steady op on one counted and one threaded case, a one-shot
+/// cleanup, a retained footprint.
+fn tiny_experiments() -> Vec<Experiment> {
+    let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
+    vec![
+        Experiment::new(
+            "op",
+            "one op",
+            Kind::Steady,
+            vec![Parameter::new("small", "small", true), shared],
+        ),
+        Experiment::new(
+            "cleanup",
+            "one cleanup",
+            Kind::OneShot,
+            vec![Parameter::new("small", "small", true)],
+        ),
+        Experiment::new(
+            "footprint",
+            "heap",
+            Kind::Retained,
+            vec![Parameter::new("big", "big", false)],
+        ),
+    ]
 }
 
 impl LabReport for TinyLab {

@@ -294,7 +294,7 @@ mod tests {
             fn implementations(&self) -> Vec<&'static str> {
                 TINY.implementations()
             }
-            fn experiments(&self) -> Vec<Experiment> {
+            fn experiments(&self) -> &[Experiment] {
                 TINY.experiments()
             }
             fn open(
