@@ -18,7 +18,6 @@ pub(crate) enum Target {
     Shared(Shape, Dataset),
 }
 
-/// Opens a runner of whichever implementation it visits.
 /// `implementation` prepared for `target`.
 pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runner>, String> {
     let mut open = Open {
@@ -30,6 +29,7 @@ pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runne
         .ok_or_else(|| format!("{implementation}: nothing opened"))
 }
 
+/// Opens a runner of whichever implementation it visits.
 struct Open {
     target: Target,
     runner: Option<Box<dyn Runner>>,
