@@ -90,9 +90,11 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
 /// Calls `$callback!` with the list of every implementation as `module::Type` paths, so macro
 /// users (gungraun benches) and [`for_each_implementation`] share one list. Adding a design means
 /// adding one file and one line here.
+///
+/// Tokens after a `;` follow the list ([`with_measured!`] adds the harness floor).
 #[macro_export]
 macro_rules! with_implementations {
-    ($callback:ident) => {
+    ($callback:ident $(; $($more:tt)+)?) => {
         $callback! {
             topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
             chm_monitor => $crate::implementations::chm_monitor::ChmMonitor,
@@ -103,6 +105,18 @@ macro_rules! with_implementations {
             atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
             sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
             producer_handle => $crate::implementations::producer_handle::ProducerHandle,
+            $(; $($more)+)?
+        }
+    };
+}
+
+/// What every measurement iterates: [`with_implementations!`]'s list, then the harness floor
+/// ([`implementations::harness_floor`]), which no correctness suite visits.
+#[macro_export]
+macro_rules! with_measured {
+    ($callback:ident) => {
+        $crate::with_implementations! {
+            $callback; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
         }
     };
 }
@@ -112,4 +126,4 @@ macro_rules! registry {
         lab_registry::implementation_registry! { trait SequenceDedup; $($list)* }
     };
 }
-with_implementations!(registry);
+with_measured!(registry);

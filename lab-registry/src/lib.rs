@@ -9,7 +9,11 @@
 /// - `trait ImplementationVisitor { fn visit<D: Trait>(&mut self); }`;
 /// - `for_each_implementation(&mut visitor)`, in list order (baseline first);
 /// - `implementation_names()`;
-/// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown.
+/// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown;
+/// - `measured_names()`: the names every measurement iterates, the designs and then the harness
+///   floor when the list ends with `; floor module => Type` (a reference implementation that does
+///   no work behind the trait: measured like a design, but never visited by
+///   `for_each_implementation`, so no correctness suite iterates it).
 ///
 /// Each module must be named like its implementation's `NAME`, with `_` for `-`, or the list does
 /// not compile:
@@ -20,6 +24,28 @@
 /// impl Design for Fast { const NAME: &'static str = "fast-path"; }
 /// lab_registry::implementation_registry! { trait Design; fast_path => Fast }
 /// assert_eq!(implementation_names(), ["fast-path"]);
+/// assert_eq!(measured_names(), ["fast-path"]);
+/// ```
+///
+/// With a harness floor, which measurements see and the implementation list does not:
+///
+/// ```
+/// trait Design { const NAME: &'static str; }
+/// struct Fast;
+/// impl Design for Fast { const NAME: &'static str = "fast-path"; }
+/// struct Nothing;
+/// impl Design for Nothing { const NAME: &'static str = "harness-floor"; }
+/// lab_registry::implementation_registry! { trait Design; fast_path => Fast; floor harness_floor => Nothing }
+/// assert_eq!(implementation_names(), ["fast-path"]);
+/// assert_eq!(measured_names(), ["fast-path", "harness-floor"]);
+/// struct Named(Vec<&'static str>);
+/// impl ImplementationVisitor for Named {
+///     fn visit<D: Design>(&mut self) { self.0.push(D::NAME); }
+/// }
+/// let mut named = Named(Vec::new());
+/// for_each_implementation(&mut named);
+/// visit_implementation("harness-floor", &mut named).unwrap();
+/// assert_eq!(named.0, ["fast-path", "harness-floor"]);
 /// ```
 ///
 /// ```compile_fail
@@ -30,7 +56,8 @@
 /// ```
 #[macro_export]
 macro_rules! implementation_registry {
-    (trait $lab_trait:ident; $($module:ident => $ty:path),* $(,)?) => {
+    (trait $lab_trait:ident; $($module:ident => $ty:path),* $(,)?
+        $(; floor $floor_module:ident => $floor:path)?) => {
         $(
             const _: () = assert!(
                 $crate::names_module(stringify!($module), <$ty as $lab_trait>::NAME),
@@ -41,6 +68,16 @@ macro_rules! implementation_registry {
                 )
             );
         )*
+        $(
+            const _: () = assert!(
+                $crate::names_module(stringify!($floor_module), <$floor as $lab_trait>::NAME),
+                concat!(
+                    "registry module `",
+                    stringify!($floor_module),
+                    "` is not named like its implementation's NAME (with _ for -)"
+                )
+            );
+        )?
 
         /// Something to do with each implementation type.
         pub trait ImplementationVisitor {
@@ -57,8 +94,14 @@ macro_rules! implementation_registry {
             vec![$(<$ty as $lab_trait>::NAME),*]
         }
 
-        /// Visits the one implementation called `name`; an unknown name is an error that lists
-        /// the valid ones.
+        /// What every measurement iterates: the implementations, then the harness floor if the
+        /// lab has one.
+        pub fn measured_names() -> Vec<&'static str> {
+            vec![$(<$ty as $lab_trait>::NAME,)* $(<$floor as $lab_trait>::NAME)?]
+        }
+
+        /// Visits the one implementation (or the harness floor) called `name`; an unknown name is
+        /// an error that lists the valid ones.
         pub fn visit_implementation(
             name: &str,
             visitor: &mut impl ImplementationVisitor,
@@ -69,9 +112,15 @@ macro_rules! implementation_registry {
                     return Ok(());
                 }
             )*
+            $(
+                if <$floor as $lab_trait>::NAME == name {
+                    visitor.visit::<$floor>();
+                    return Ok(());
+                }
+            )?
             Err(format!(
                 "unknown implementation `{name}`; valid: {}",
-                implementation_names().join(", ")
+                measured_names().join(", ")
             ))
         }
     };

@@ -57,7 +57,8 @@ pub fn case_of(id: &BenchId) -> String {
     format!("{}/{}", id.experiment, id.parameter)
 }
 
-/// Every timed non-baseline cell of `records` with its baseline record.
+/// Every timed cell of `records` compared with the baseline (neither the baseline nor the harness
+/// floor), with its baseline record.
 fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Record)> {
     let baselines: std::collections::HashMap<(&str, &str, Metric), &Record> = records
         .iter()
@@ -71,7 +72,11 @@ fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Reco
         .collect();
     records
         .iter()
-        .filter(|r| TIMED.contains(&r.metric) && r.id.implementation != baseline)
+        .filter(|r| {
+            TIMED.contains(&r.metric)
+                && r.id.implementation != baseline
+                && !crate::record::is_floor(&r.id.implementation)
+        })
         .filter_map(|cell| {
             let key = (
                 cell.id.experiment.as_str(),
@@ -307,11 +312,14 @@ mod tests {
             // passes that are within its spread; `fast` is decided.
             let flip = if i == 3 { 17.0 } else { 7.0 + 0.1 * i as f64 };
             let noisy = [9.0, 11.0, 9.5, 10.5, 9.0, 9.5, 9.2, 9.4][i];
+            // The harness floor, shaped like `flip`, is never repeated nor given passes.
+            let floor = if i == 3 { 17.0 } else { 1.0 };
             passes.push(pass(&[
                 ("base", base[i]),
                 ("flip", flip),
                 ("noisy", noisy),
                 ("fast", 5.0),
+                (crate::record::FLOOR, floor),
             ]));
         }
         let combined = combine_passes(&passes);

@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 use crate::compare::compare_in;
-use crate::record::{BenchId, Metric, ResultSet};
+use crate::record::{BenchId, FLOOR, Metric, ResultSet};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_bytes, format_number};
 
@@ -42,6 +42,10 @@ pub struct TargetSpec {
     /// Shown after the value instead of the metric's own unit (derived values, e.g. `B/entry`).
     #[serde(default)]
     pub unit: Option<String>,
+    /// Checked on the design's value less the harness floor's on the same id (and, with
+    /// `versus`, as the ratio of the two net values): the design's own cost.
+    #[serde(default)]
+    pub net_of_floor: bool,
     #[serde(default)]
     pub at_most: Option<f64>,
     #[serde(default)]
@@ -108,6 +112,13 @@ pub fn check(
                     set.find(&BenchId::new(&experiment, design, parameter), spec.metric)
                 };
                 let mine = find(implementation)?;
+                if spec.net_of_floor {
+                    let floor = find(FLOOR)?.value;
+                    return match &spec.versus {
+                        Some(versus) => Some((mine.value - floor) / (find(versus)?.value - floor)),
+                        None => Some(mine.value - floor),
+                    };
+                }
                 match &spec.versus {
                     Some(versus) => Some(compare_in(set, find(versus)?, mine).ratio),
                     None => Some(mine.value),
@@ -188,7 +199,9 @@ mod tests {
             {"what": "op `{parameter}` ≤ 10 ns", "experiment": "op", "metric": "ns-per-op", "at_most": 10},
             {"what": "op `{parameter}` ≤ 1/2 of base", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "versus": "base", "at_most": 0.5},
             {"what": "{experiment}: worst ≤ 10 ns", "experiment": "every", "worst": true, "metric": "ns-per-op", "at_most": 10},
-            {"what": "per entry `{parameter}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1}
+            {"what": "per entry `{parameter}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1},
+            {"what": "op `{parameter}` net ≤ 5 ns", "experiment": "op", "parameters": ["a", "b"], "metric": "ns-per-op", "net_of_floor": true, "at_most": 5},
+            {"what": "op `{parameter}` net ≤ 1/2 of base's", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "net_of_floor": true, "versus": "base", "at_most": 0.5}
         ]
     }"#;
 
@@ -199,6 +212,7 @@ mod tests {
             ns("fast", "a", 8.0),
             ns("fast", "b", 12.0),
             ns("base", "a", 20.0),
+            ns(FLOOR, "a", 4.0),
         ]);
         let experiments = |name: &str| match name {
             "op" | "every" => vec![(
@@ -221,6 +235,10 @@ mod tests {
                 ("0.400× `base`", Some(true)),
                 ("12.0 ns/op", Some(false)),
                 ("8.00 B/entry", Some(true)),
+                ("4.00 ns/op", Some(true)),
+                // The floor was not measured on `b`: no net value.
+                ("not measured", None),
+                ("0.250× `base`", Some(true)),
             ]
         );
         assert_eq!(checked[0].what, "op `a` ≤ 10 ns");

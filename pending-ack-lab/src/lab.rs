@@ -64,7 +64,7 @@ impl Lab for PendingAckLab {
     }
 
     fn implementations(&self) -> Vec<&'static str> {
-        crate::implementation_names()
+        crate::measured_names()
     }
 
     fn experiments(&self) -> &[Described] {
@@ -150,7 +150,7 @@ impl Lab for PendingAckLab {
 mod tests {
     use super::*;
 
-    use crate::with_implementations;
+    use crate::with_measured;
 
-    labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
+    labkit::lab_conformance!(LAB, with_measured, |_, _| true);
 }

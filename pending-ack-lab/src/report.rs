@@ -9,14 +9,14 @@ use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::{Experiment as Described, Kind, Lab};
-use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
 use labkit::report::{Row, format_metric};
 use labkit::table::format_change;
 use labkit::targets::{self, Checked, Targets};
 
 use crate::concurrent::{Lock, SHAPES, Shape, Timed};
 use crate::lab::{FOOTPRINT, LAB, PendingAckLab, RETAINED_CAPACITY};
-use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment};
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, entries_per_op};
 
 /// Every single-thread steady experiment, in a target's `experiment`.
 const EVERY_STEADY: &str = "*steady";
@@ -25,6 +25,15 @@ const EVERY_STEADY: &str = "*steady";
 const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
 /// Footprint per entry, derived from `footprint`.
 pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
+/// Counted instructions per entry an op visits, net of the harness floor, derived from the
+/// experiments whose op is one call over many entries: `<experiment>` + this.
+const NET_PER_ENTRY: &str = "-net-per-entry";
+/// The experiments with a derived `…-net-per-entry`.
+const PER_ENTRY_EXPERIMENTS: [Experiment; 2] = [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
+
+fn net_per_entry(experiment: Experiment) -> String {
+    format!("{}{NET_PER_ENTRY}", experiment.name())
+}
 
 pub fn cost_buckets() -> Buckets {
     Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
@@ -62,6 +71,12 @@ pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
     if selector == FOOTPRINT_PER_ENTRY {
         return vec![(selector.into(), parameters(described(FOOTPRINT)))];
     }
+    if let Some(e) = PER_ENTRY_EXPERIMENTS
+        .into_iter()
+        .find(|e| net_per_entry(*e) == selector)
+    {
+        return vec![(selector.into(), parameters(described(e.name())))];
+    }
     LAB.experiments()
         .iter()
         .filter(|e| selects(selector, e))
@@ -69,17 +84,45 @@ pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
         .collect()
 }
 
-/// Footprint divided by each dataset's entry count, as `footprint-per-entry` records.
+/// Footprint divided by each dataset's entry count, as `footprint-per-entry` records, and the
+/// cleanups' and scans' counted instructions net of the harness floor per entry they visit, as
+/// `<experiment>-net-per-entry` records (none for the floor itself).
 pub fn derived(set: &ResultSet) -> Vec<Record> {
-    set.records
+    let footprint = set
+        .records
         .iter()
         .filter(|r| r.id.experiment == FOOTPRINT && r.metric == Metric::RetainedBytes)
         .filter_map(|r| {
             let dataset = Dataset::find(&r.id.parameter).ok()?;
             let id = BenchId::new(FOOTPRINT_PER_ENTRY, &r.id.implementation, dataset.name);
             Some(Record::new(id, r.metric, r.value / dataset.entries as f64))
-        })
-        .collect()
+        });
+    let per_entry = set
+        .records
+        .iter()
+        .filter(|r| r.metric == Metric::InstructionsPerOp && !is_floor(&r.id.implementation))
+        .filter_map(|r| {
+            let experiment = PER_ENTRY_EXPERIMENTS
+                .into_iter()
+                .find(|e| e.name() == r.id.experiment)?;
+            let dataset = Dataset::find(&r.id.parameter).ok()?;
+            let entries = entries_per_op(experiment, dataset).filter(|n| *n > 0)?;
+            let floor = set.find(
+                &BenchId::new(&r.id.experiment, FLOOR, &r.id.parameter),
+                r.metric,
+            )?;
+            let id = BenchId::new(
+                &net_per_entry(experiment),
+                &r.id.implementation,
+                dataset.name,
+            );
+            Some(Record::new(
+                id,
+                r.metric,
+                (r.value - floor.value) / entries as f64,
+            ))
+        });
+    footprint.chain(per_entry).collect()
 }
 
 pub fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
@@ -237,6 +280,28 @@ pub fn document(set: &ResultSet) -> Document {
             ),
         ),
         ("cost_split", Block::CostSplit(counted(&Experiment::ALL))),
+        (
+            "net_per_entry",
+            Block::Table(
+                Metric::InstructionsPerOp,
+                PER_ENTRY_EXPERIMENTS
+                    .iter()
+                    .flat_map(|e| {
+                        Row::all_derived(described(e.name()), cores, &net_per_entry(*e))
+                            .into_iter()
+                            .map(|row| Row {
+                                label: format!("{} · {}", e.name(), row.label),
+                                ..row
+                            })
+                    })
+                    .filter(|row| {
+                        set.records.iter().any(|r| {
+                            r.id.experiment == row.experiment && r.id.parameter == row.parameter
+                        })
+                    })
+                    .collect(),
+            ),
+        ),
         (
             "allocs",
             Block::Table(Metric::AllocsPerOp, measured_rows(set, Metric::AllocsPerOp)),

@@ -56,7 +56,7 @@ impl PendingAck {
     }
 
     /// For `remaining` already known to be in range.
-    fn packed(remaining: u32, sticky_key_hash: i32) -> Self {
+    pub(crate) fn packed(remaining: u32, sticky_key_hash: i32) -> Self {
         debug_assert!(remaining <= Self::MAX_REMAINING);
         Self(u64::from(remaining) << 32 | u64::from(sticky_key_hash as u32))
     }

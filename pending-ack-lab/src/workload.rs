@@ -270,6 +270,40 @@ struct Cleanup {
 }
 
 impl Cleanup {
+    /// The cleanup `experiment` runs on `dataset`, if it is one.
+    fn of(experiment: Experiment, dataset: Dataset) -> Option<Self> {
+        use Experiment::*;
+        let prefix = (dataset.entries / 50).max(1);
+        let half = dataset.ledgers / 2;
+        Some(match experiment {
+            RemoveAllUpTo => Cleanup {
+                mark: Mark::at(half, dataset.entries_in_ledger(half) / 2),
+                dataset,
+                same_ledger_from: None,
+            },
+            SameLedgerSmallPrefix => Cleanup {
+                mark: Mark::at(0, prefix - 1),
+                dataset,
+                same_ledger_from: Some(0),
+            },
+            SameLedgerBeforeWindow => Cleanup {
+                mark: Mark::at(0, prefix - 1),
+                dataset,
+                same_ledger_from: Some(prefix),
+            },
+            _ => return None,
+        })
+    }
+
+    /// The entries at or before the mark: what one cleanup removes.
+    fn removed(&self) -> u64 {
+        let covered = |l: u64, e: u64| {
+            l < self.mark.ledger
+                || (l == self.mark.ledger && self.mark.entry.is_some_and(|m| e <= m))
+        };
+        self.population().filter(|&(l, e, _)| covered(l, e)).count() as u64
+    }
+
     /// Every (ledger, entry, value) the cleanup's map is built from.
     fn population(&self) -> Box<dyn Iterator<Item = (u64, u64, PendingAck)> + '_> {
         match self.same_ledger_from {
@@ -286,6 +320,15 @@ impl Cleanup {
     }
 }
 
+/// Entries one op of `experiment` visits, for the experiments whose op is one call over many
+/// entries (a cleanup: those it removes; a scan: every entry); `None` for per-entry ops.
+pub fn entries_per_op(experiment: Experiment, dataset: Dataset) -> Option<u64> {
+    match experiment {
+        Experiment::ForEachScan => Some(dataset.entries),
+        _ => Cleanup::of(experiment, dataset).map(|c| c.removed()),
+    }
+}
+
 impl<M: PendingAcks> Workload<M> {
     /// Builds the map and driver; nothing here is timed.
     pub fn prepare(experiment: Experiment, dataset: Dataset) -> Self {
@@ -296,25 +339,8 @@ impl<M: PendingAcks> Workload<M> {
                 (map, Driver::Cycle(window))
             }
             RemoveAllUpTo | SameLedgerSmallPrefix | SameLedgerBeforeWindow => {
-                let prefix = (dataset.entries / 50).max(1);
-                let half = dataset.ledgers / 2;
-                let cleanup = match experiment {
-                    RemoveAllUpTo => Cleanup {
-                        mark: Mark::at(half, dataset.entries_in_ledger(half) / 2),
-                        dataset,
-                        same_ledger_from: None,
-                    },
-                    SameLedgerSmallPrefix => Cleanup {
-                        mark: Mark::at(0, prefix - 1),
-                        dataset,
-                        same_ledger_from: Some(0),
-                    },
-                    _ => Cleanup {
-                        mark: Mark::at(0, prefix - 1),
-                        dataset,
-                        same_ledger_from: Some(prefix),
-                    },
-                };
+                let cleanup = Cleanup::of(experiment, dataset)
+                    .expect("the three cleanup experiments have a cleanup");
                 let mut map = M::default();
                 for (l, e, ack) in cleanup.population() {
                     map.add_or_replace(l, e, ack);
@@ -678,6 +704,8 @@ mod tests {
             let mut w: Workload<NestedTree> = Workload::prepare(Experiment::RemoveAllUpTo, d);
             w.run(1);
             assert_eq!(d.entries as usize - w.map.len(), removed, "{name}");
+            let per_op = entries_per_op(Experiment::RemoveAllUpTo, d);
+            assert_eq!(per_op, Some(removed as u64), "{name}");
         }
     }
 

@@ -1,11 +1,13 @@
 //! One file per design. The list that benches and tests iterate is
-//! [`with_implementations!`](crate::with_implementations).
+//! [`with_implementations!`](crate::with_implementations); [`harness_floor`] is not a design: the
+//! harness alone, measured beside them.
 
 pub mod atomic_slot;
 pub mod chm;
 pub mod chm_monitor;
 pub mod chm_replace;
 pub mod chm_replace_unboxed;
+pub mod harness_floor;
 pub mod papaya_cas;
 pub mod producer_handle;
 pub mod sharded_lock;

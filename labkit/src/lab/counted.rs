@@ -78,11 +78,13 @@ impl Counted {
 /// macro_rules! benches {
 ///     ($($list:tt)*) => { labkit::instruction_benches!(my_lab::lab::LAB; $($list)*); };
 /// }
-/// my_lab::with_implementations!(benches);
+/// my_lab::with_measured!(benches);
 /// ```
+///
+/// A list that ends with the lab's harness floor (`; floor module => Type`) counts it too.
 #[macro_export]
 macro_rules! instruction_benches {
-    ($lab:path; $($module:ident => $ty:path),* $(,)?) => {
+    ($lab:path; $($module:ident => $ty:path),* $(,)? $(; floor $floor:ident => $floor_ty:path)?) => {
         $(
             #[::gungraun::library_benchmark]
             #[benches::case(
@@ -93,7 +95,20 @@ macro_rules! instruction_benches {
                 counted.run()
             }
         )*
-        ::gungraun::library_benchmark_group!(name = instructions; benchmarks = $($module),*);
+        $(
+            #[::gungraun::library_benchmark]
+            #[benches::case(
+                iter = $crate::lab::counted_cases(&$lab, stringify!($floor)),
+                setup = $crate::lab::open_counted
+            )]
+            fn $floor(counted: $crate::lab::Counted) -> $crate::lab::Counted {
+                counted.run()
+            }
+        )?
+        ::gungraun::library_benchmark_group!(
+            name = instructions;
+            benchmarks = $($module),* $(, $floor)?
+        );
         ::gungraun::main!(library_benchmark_groups = instructions);
     };
 }

@@ -354,7 +354,9 @@ pub trait Lab: Sync {
     fn package(&self) -> &'static str;
     /// The report's title.
     fn title(&self) -> &'static str;
-    /// Implementation names, the baseline first.
+    /// What every stage measures: the implementation names, the baseline first, and the harness
+    /// floor last when the lab has one ([`crate::record::FLOOR`]; the registry's
+    /// `measured_names`).
     fn implementations(&self) -> Vec<&'static str>;
     /// Every experiment, in report order: built once (a lab keeps them in a [`Described`]).
     fn experiments(&self) -> &[Experiment];

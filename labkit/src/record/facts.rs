@@ -32,6 +32,9 @@ pub struct Facts {
     /// The verdict's words for better and for worse than the baseline.
     pub better: &'static str,
     pub worse: &'static str,
+    /// Whether it is a cost per operation that adds up (time, instructions), so that a design's
+    /// value less the harness floor's is the design's own cost ([`crate::record::FLOOR`]).
+    pub net_of_floor: bool,
 }
 
 const TIME: (&str, &str) = ("faster", "slower");
@@ -54,6 +57,7 @@ const fn facts(
         higher_is_better: false,
         better: words.0,
         worse: words.1,
+        net_of_floor: false,
     }
 }
 
@@ -68,16 +72,21 @@ impl Metric {
         match self {
             Self::NsPerOp => Facts {
                 scaled_in_tables: false,
+                net_of_floor: true,
                 ..facts("ns/op", Nanoseconds, TIME)
             },
             Self::OpsPerSec => Facts {
                 higher_is_better: true,
                 ..facts("ops/s", Count, THROUGHPUT)
             },
-            Self::InstructionsPerOp => facts("instructions/op", Count, TIME),
+            Self::InstructionsPerOp => Facts {
+                net_of_floor: true,
+                ..facts("instructions/op", Count, TIME)
+            },
             Self::InstructionsIn(_) => facts("instructions/op", Count, AMOUNT),
             Self::EstimatedCyclesPerOp => Facts {
                 column: "est. cycles/op (model)",
+                net_of_floor: true,
                 ..facts("est. cycles/op", Count, TIME)
             },
             Self::AllocsPerOp => facts("allocs/op", Count, AMOUNT),

@@ -1,5 +1,17 @@
 //! The roles an id's implementation field can name besides a design: the reference cells of every
-//! row, the baseline's A/A twin and its slowed twins, named after the baseline.
+//! row, the baseline's A/A twin and its slowed twins, named after the baseline, and the lab's
+//! harness floor.
+
+/// The name of a lab's harness floor: a reference implementation that does no work behind the
+/// lab's trait (it answers something valid cheaply), measured in every stage like a design so
+/// that a design's cost can be shown net of the harness. Never a contender: it gets no verdict,
+/// no added passes and no correctness suite (it could not pass one).
+pub const FLOOR: &str = "harness-floor";
+
+/// Whether `name` is the harness floor's.
+pub fn is_floor(name: &str) -> bool {
+    name == FLOOR
+}
 
 /// The implementation name of the baseline's A/A twin: the baseline again, opened as a second,
 /// separately placed instance and measured as if it were another design.

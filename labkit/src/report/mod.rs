@@ -5,7 +5,7 @@
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};
-use crate::record::{BenchId, Metric, PERCENTILES, Quantity, Record, ResultSet};
+use crate::record::{BenchId, FLOOR, Metric, PERCENTILES, Quantity, Record, ResultSet, is_floor};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
 /// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
@@ -173,7 +173,8 @@ impl Row {
 /// A comparison table: one row per (experiment, parameter), one column per implementation
 /// (baseline first, then its A/A twin when the run measured one), each candidate cell with its
 /// ratio to the baseline, the change in percent, the verdict and, for per-pass comparisons, how
-/// many passes agree.
+/// many passes agree. The harness floor, when the lab has one, is a column of its own, never
+/// compared; on a cost that adds up each other cell also shows its value net of the floor's.
 pub fn comparison_table(
     set: &ResultSet,
     metric: Metric,
@@ -200,6 +201,8 @@ pub fn comparison_table(
             format!("{name} (baseline)")
         } else if *name == twin {
             format!("{baseline} again (A/A)")
+        } else if is_floor(name) {
+            format!("{name} (no work; not compared)")
         } else {
             name.to_string()
         };
@@ -209,12 +212,20 @@ pub fn comparison_table(
         let find =
             |name: &str| set.find(&BenchId::new(&row.experiment, name, &row.parameter), metric);
         let base = find(baseline);
+        // A design's own cost: its value less the harness floor's on this row.
+        let floor = find(FLOOR).filter(|_| metric.facts().net_of_floor);
+        let net = |r: &Record| {
+            floor.map_or(String::new(), |f| {
+                format!("<br>net {}", format_metric(metric, r.value - f.value))
+            })
+        };
         let mut cells = vec![row.label.clone()];
         for name in &columns {
             cells.push(match (find(name), base) {
                 (None, _) => "—".into(),
-                (Some(r), _) if *name == baseline => format!("{}<br>1.00×", cell(r)),
-                (Some(r), None) => cell(r),
+                (Some(r), _) if is_floor(name) => cell(r),
+                (Some(r), _) if *name == baseline => format!("{}<br>1.00×{}", cell(r), net(r)),
+                (Some(r), None) => format!("{}{}", cell(r), net(r)),
                 (Some(r), Some(b)) => {
                     let c = compare_in(set, b, r);
                     let word = c.verdict_text(verdict_word(metric, c.verdict));
@@ -225,9 +236,10 @@ pub fn comparison_table(
                     let interval = c.interval.map_or(String::new(), |i| {
                         format!(" [{:.2}–{:.2}]", i.lower, i.upper)
                     });
+                    let net = if *name == twin { String::new() } else { net(r) };
                     if c.ratio.is_finite() {
                         format!(
-                            "{}<br>{:.2}×{interval} {} {word}{agreement}",
+                            "{}<br>{:.2}×{interval} {} {word}{agreement}{net}",
                             cell(r),
                             c.ratio,
                             format_change(c.change_percent)

@@ -57,6 +57,40 @@ fn comparison_table_puts_baseline_first_and_gives_verdicts() {
 }
 
 #[test]
+fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
+    let s = set(vec![
+        timed("base", 40.0, 1.0),
+        timed("fast", 20.0, 1.0),
+        timed(FLOOR, 5.0, 0.5),
+    ]);
+    let rows = [Row::new("admission", "single", "1 thread")];
+    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", "fast", FLOOR]).render();
+    assert!(
+        out.starts_with(
+            "| Case | base (baseline) | fast | harness-floor (no work; not compared) |"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("40.0 [39.0–41.0]<br>1.00×<br>net 35.0"),
+        "{out}"
+    );
+    assert!(out.contains("−50.0 % faster<br>net 15.0"), "{out}");
+    assert!(out.ends_with("| 5.00 [4.50–5.50] |\n"), "{out}");
+    // Counts that do not add up per operation (footprints) get no net figure.
+    let bytes = |implementation: &str, value: f64| {
+        Record::new(
+            BenchId::new("admission", implementation, "single"),
+            Metric::RetainedBytes,
+            value,
+        )
+    };
+    let s = set(vec![bytes("base", 4096.0), bytes(FLOOR, 0.0)]);
+    let out = comparison_table(&s, Metric::RetainedBytes, &rows, &["base", FLOOR]).render();
+    assert!(!out.contains("net"), "{out}");
+}
+
+#[test]
 fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
     let passes = |implementation: &str, values: &[f64]| {
         Record::from_passes(

@@ -17,8 +17,9 @@ use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
 use std::sync::Arc;
 
-/// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_implementations,
-/// |experiment, parameter| runs)`, where `with_implementations` is the lab's registry macro and
+/// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_measured,
+/// |experiment, parameter| runs)`, where `with_measured` is the lab's registry macro (its list of
+/// what is measured: the implementations and the harness floor, if any) and
 /// the filter keeps the cases a debug-build test can afford to run (the smoke run of the
 /// optimised build opens the others).
 #[macro_export]
@@ -50,7 +51,9 @@ macro_rules! lab_conformance {
 /// The module names of a lab's registry list (`module => Type, …`), for [`registry_matches`].
 #[macro_export]
 macro_rules! registry_module_names {
-    ($($module:ident => $ty:path),* $(,)?) => { [$(stringify!($module)),*] };
+    ($($module:ident => $ty:path),* $(,)? $(; floor $floor:ident => $floor_ty:path)?) => {
+        [$(stringify!($module)),* $(, stringify!($floor))?]
+    };
 }
 
 /// A result set of `lab` holding `records`, as a report's tests build one.

@@ -6,7 +6,7 @@ use crate::compare::{
     MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
 };
 use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet};
-use crate::record::{SLOWED_BY, slowed_twin_of, twin};
+use crate::record::{SLOWED_BY, is_floor, slowed_twin_of, twin};
 use crate::report::{fill, format_scaled};
 use crate::table::{Align, Table};
 
@@ -127,7 +127,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
                     Some(i) => 2 + i,
                     None => continue,
                 }
-            } else if name != baseline {
+            } else if name != baseline && !is_floor(name) {
                 1
             } else {
                 continue;
@@ -187,7 +187,11 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
         .column("instructions vs baseline", Align::Right)
         .column("est. cycles vs baseline (model)", Align::Right);
     let (mut checked, mut contradicted) = (0, 0);
-    for cell in set.records.iter().filter(|r| r.metric == Metric::NsPerOp) {
+    for cell in set
+        .records
+        .iter()
+        .filter(|r| r.metric == Metric::NsPerOp && !is_floor(&r.id.implementation))
+    {
         let Some(base) = baseline_of(set, baseline, cell) else {
             continue;
         };
@@ -376,7 +380,7 @@ pub fn rerun(
     let mut outcome = Rerun::default();
     for cell in first.records.iter().filter(|r| metrics.contains(&r.metric)) {
         let name = cell.id.implementation.as_str();
-        if name == baseline || slowed_twin_of(name).is_some() {
+        if name == baseline || slowed_twin_of(name).is_some() || is_floor(name) {
             continue;
         }
         let Some(base) = baseline_of(first, baseline, cell) else {

@@ -34,6 +34,8 @@ fn the_tally_counts_the_twins_false_positives_apart_from_the_designs() {
         passes("base-again", &[9.0, 11.0, 9.0, 11.0, 9.0, 11.0]),
         passes("fast", &[5.0, 6.0, 5.0, 6.0, 5.0, 6.0]),
         passes("noisy", &[9.0, 13.0, 9.0, 13.0, 9.0, 13.0]),
+        // The harness floor is faster in every pass and never counted.
+        passes(crate::record::FLOOR, &[1.0; 6]),
     ]);
     let out = verdict_section(&s, "base", &|_| true).unwrap();
     assert!(
@@ -68,6 +70,7 @@ fn a_rerun_sorts_first_run_verdicts_into_repeated_softened_and_reversed() {
         passes("steady", &[5.0; 6]),
         passes("equal", &BASE),
         passes("base-slowed-10", &[30.0; 6]),
+        passes(crate::record::FLOOR, &[1.0; 6]),
     ]);
     let second = set(vec![
         passes("base", &BASE),
@@ -96,7 +99,7 @@ fn a_rerun_sorts_first_run_verdicts_into_repeated_softened_and_reversed() {
             single_effect_cells: 6,
             single_moved_5: 5,
         },
-        "the slowed twin is left out"
+        "the slowed twin and the harness floor are left out"
     );
     // With a margin, an equal cell is `same` in both runs: a repeated decisive verdict.
     let with_margin = |records| ResultSet {
