@@ -353,6 +353,10 @@ pub fn document(set: &ResultSet) -> Document {
                 measured: targets.implementation.clone(),
             },
         ),
+        (
+            "targets_notes",
+            Block::Measured(include_str!("../report/targets-notes.md").to_owned()),
+        ),
     ]);
     Document {
         answers: Some(answers()),

@@ -106,9 +106,57 @@ impl<M: PendingAcks> MapLock for Mutex<M> {
     }
 }
 
+/// An entry a cleanup removed or a scan visited, as buffered until the callbacks run.
+pub(crate) type Entry = (u64, u64, PendingAck);
+
+/// The buffer in which a shared map gathers what a cleanup removes (callbacks run after the map's
+/// locks are released), kept for the next cleanup so that a steady one allocates nothing. It is
+/// taken out for each use, so a callback that calls back into the map finds no lock held.
+#[derive(Default)]
+pub(crate) struct Spare(Mutex<Vec<Entry>>);
+
+/// A spare buffer is kept for up to this many entries (24 KiB) plus one per four live entries,
+/// so a map that a cleanup shrank does not hold the cleanup's buffer.
+const SPARE_FLOOR_ENTRIES: usize = 1_024;
+
+impl Spare {
+    /// The kept buffer, empty (a new one if another call holds it).
+    pub(crate) fn take(&self) -> Vec<Entry> {
+        let mut buffer = std::mem::take(&mut *self.lock());
+        buffer.clear();
+        buffer
+    }
+
+    /// Keeps `buffer` for the next call if it is small next to the `live` entries the map still
+    /// holds, and larger than one a nested call gave back meanwhile.
+    pub(crate) fn give_back(&self, mut buffer: Vec<Entry>, live: usize) {
+        buffer.clear();
+        if buffer.capacity() > SPARE_FLOOR_ENTRIES + live / 4 {
+            return;
+        }
+        let mut kept = self.lock();
+        if buffer.capacity() > kept.capacity() {
+            *kept = buffer;
+        }
+    }
+
+    /// Drops the kept buffer.
+    pub(crate) fn clear(&mut self) {
+        *self.0.get_mut().unwrap_or_else(PoisonError::into_inner) = Vec::new();
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
+
 /// A single-threaded map behind one map-wide lock `L`.
 #[derive(Default)]
-pub struct Locked<L>(L);
+pub struct Locked<L> {
+    map: L,
+    /// Where cleanups gather the removed entries.
+    spare: Spare,
+}
 
 /// The map behind one `std::sync::RwLock`, as Pulsar guards its `PendingAcksMap`: writes take
 /// the write lock, probes the read lock. std's lock rather than `parking_lot`'s: since Rust 1.62
@@ -122,11 +170,11 @@ pub type Mutexed<M> = Locked<Mutex<M>>;
 
 impl<L: MapLock> SharedPendingAcks for Locked<L> {
     fn add(&self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
-        self.0.write().add_or_replace(ledger, entry, ack)
+        self.map.write().add_or_replace(ledger, entry, ack)
     }
 
     fn remove(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
-        self.0.write().remove(ledger, entry)
+        self.map.write().remove(ledger, entry)
     }
 
     /// One write lock per [`BATCH_CHUNK`] keys, callbacks after it is released.
@@ -134,7 +182,7 @@ impl<L: MapLock> SharedPendingAcks for Locked<L> {
         for chunk in keys.chunks(BATCH_CHUNK) {
             let mut removed = [None; BATCH_CHUNK];
             {
-                let mut map = self.0.write();
+                let mut map = self.map.write();
                 for (slot, &(ledger, entry)) in removed.iter_mut().zip(chunk) {
                     *slot = map.remove(ledger, entry).map(|ack| (ledger, entry, ack));
                 }
@@ -146,24 +194,28 @@ impl<L: MapLock> SharedPendingAcks for Locked<L> {
     }
 
     fn contains(&self, ledger: u64, entry: u64) -> bool {
-        self.0.read().contains(ledger, entry)
+        self.map.read().contains(ledger, entry)
     }
 
     fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
-        let mut removed = Vec::new();
-        self.0
-            .write()
-            .remove_all_up_to(mark, &mut |l, e, ack| removed.push((l, e, ack)));
-        for (ledger, entry, ack) in removed {
+        let mut removed = self.spare.take();
+        let live = {
+            let mut map = self.map.write();
+            map.remove_all_up_to(mark, &mut |l, e, ack| removed.push((l, e, ack)));
+            map.len()
+        };
+        for &(ledger, entry, ack) in &removed {
             on_removed(ledger, entry, ack);
         }
+        self.spare.give_back(removed, live);
     }
 
     fn len(&self) -> usize {
-        self.0.read().len()
+        self.map.read().len()
     }
 
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        self.0.get_mut().drain(visit);
+        self.spare.clear();
+        self.map.get_mut().drain(visit);
     }
 }

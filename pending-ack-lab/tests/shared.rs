@@ -148,21 +148,25 @@ fn cleanup_callbacks_may_call_back_into_the_map() {
             for e in 0..100 {
                 map.add(1, e, seed_value(e));
             }
-            let mut calls = 0;
+            let (mut calls, mut nested) = (0, 0);
             map.remove_all_up_to(Mark::at(1, 49), &mut |l, e, a| {
                 calls += 1;
                 assert!(
                     !map.contains(l, e),
                     "{name}: {e} reported before its removal"
                 );
+                if e == 10 {
+                    // A cleanup from inside a cleanup's callback: ledger 1's entries 50..=60.
+                    map.remove_all_up_to(Mark::at(1, 60), &mut |_, _, _| nested += 1);
+                }
                 assert!(map.add(l + 1, e, a), "{name}");
                 let _ = map.len();
             });
-            map.remove_batch(&[(1, 50), (1, 51)], &mut |l, e, _| {
-                assert!(map.remove(l + 1, e - 50).is_some(), "{name}");
+            map.remove_batch(&[(1, 70), (1, 71)], &mut |l, e, _| {
+                assert!(map.remove(l + 1, e - 70).is_some(), "{name}");
             });
-            assert_eq!(calls, 50, "{name}");
-            assert_eq!(map.len(), 48 + 48, "{name}");
+            assert_eq!((calls, nested), (50, 11), "{name}");
+            assert_eq!(map.len(), (100 - 50 - 11 - 2) + (50 - 2), "{name}");
         }
     }
     each_shared(&mut Reenter);

@@ -5,16 +5,17 @@
 //! Entry `e` of a ledger lives in stripe `e mod 16` as entry `e / 16`: consecutive entries (which
 //! the dispatcher adds and ackers remove at the same time) fall in different stripes, and each
 //! stripe still sees dense, increasing ids, so its dense window stays a ring. Cumulative cleanup
-//! and scans visit the stripes one after another and merge their entries back into (ledger, entry)
-//! order; a cleanup is therefore not atomic across the map (the shared contract allows that: an
-//! entry added while it runs may stay). Mutexes rather than reader/writer locks: every critical
+//! and scans visit the stripes one after another, each under its own lock, gathering into a
+//! buffer kept for the next call, and then merge the 16 ascending runs back into (ledger, entry)
+//! order with no lock held ([`merge`]); a cleanup is therefore not atomic across the map (the
+//! shared contract allows that: an entry added while it runs may stay). Mutexes rather than reader/writer locks: every critical
 //! section is a few nanoseconds of ring indexing, where a reader count would cost more than it
 //! lets run in parallel. No atomics of its own: what is shared is guarded by `std` mutexes.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::dense_window::DenseWindow;
-use crate::shared::SharedPendingAcks;
+use crate::shared::{Entry, SharedPendingAcks, Spare};
 use crate::{Mark, PendingAck, PendingAcks};
 
 const STRIPES: u64 = 16;
@@ -28,6 +29,8 @@ struct Stripe(Mutex<DenseWindow>);
 #[derive(Default)]
 pub struct StripedWindow {
     stripes: [Stripe; STRIPES as usize],
+    /// The buffer cleanups, scans and drains gather into, kept for the next one.
+    spare: Spare,
 }
 
 /// The stripe of `entry` and its id within the stripe.
@@ -50,15 +53,39 @@ fn stripe_mark(mark: Mark, stripe: usize) -> Mark {
     }
 }
 
-/// Entries gathered from the stripes, handed on in ascending (ledger, entry) order. Each stripe's
-/// part is already ascending, so the stable sort merges 16 runs.
-fn in_order(
-    mut entries: Vec<(u64, u64, PendingAck)>,
-    visit: &mut impl FnMut(u64, u64, PendingAck),
-) {
-    entries.sort_by_key(|&(ledger, entry, _)| (ledger, entry));
-    for (ledger, entry, ack) in entries {
-        visit(ledger, entry, ack);
+/// Where each stripe's run of a gathered buffer ends (runs are stored stripe after stripe).
+type RunEnds = [usize; STRIPES as usize];
+
+/// Hands on the entries of `runs` (one ascending run per stripe, ending at `ends`) in ascending
+/// (ledger, entry) order: a k-way merge that needs no sort. Entry `e + 1` of a ledger lives in the
+/// stripe after `e`'s, so while a ledger is dense the next entry is the next stripe's head and one
+/// comparison confirms it; only at a hole or a new ledger are the 16 heads compared.
+fn merge(runs: &[Entry], ends: &RunEnds, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+    // What is left of each stripe's run.
+    let mut left: [&[Entry]; STRIPES as usize] = [&[]; STRIPES as usize];
+    let mut start = 0;
+    for (run, &end) in left.iter_mut().zip(ends) {
+        *run = &runs[start..end];
+        start = end;
+    }
+    // The smallest head: the next entry in order; none when every run is done.
+    let smallest = |left: &[&[Entry]; STRIPES as usize]| {
+        (0..STRIPES as usize)
+            .filter_map(|s| left[s].first().map(|&(l, e, _)| ((l, e), s)))
+            .min()
+            .map(|(_, s)| s)
+    };
+    while let Some(mut stripe) = smallest(&left) {
+        // Then its successors for as long as each is the next stripe's head.
+        while let Some((&(ledger, entry, ack), rest)) = left[stripe].split_first() {
+            left[stripe] = rest;
+            visit(ledger, entry, ack);
+            let next = (stripe + 1) % STRIPES as usize;
+            match left[next].first() {
+                Some(&(l, e, _)) if l == ledger && Some(e) == entry.checked_add(1) => stripe = next,
+                _ => break,
+            }
+        }
     }
 }
 
@@ -79,20 +106,34 @@ impl StripedWindow {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// Calls `take` on each stripe in turn with the stripe's map and a collector for its entries,
-    /// translated back to the map's entry ids.
-    fn gather(
+    /// Calls `take` on each stripe in turn (gathering about `expected` entries), under that
+    /// stripe's lock only, with the stripe's map
+    /// and the buffer its entries go to (translated back to the map's entry ids), then hands
+    /// them to `visit` in order with no lock held. The buffer is the map's spare one, taken out
+    /// for the call (a callback may call back into the map) and put back after, so a steady
+    /// cleanup or scan allocates nothing.
+    fn gather_in_order(
         &self,
-        mut take: impl FnMut(usize, &mut DenseWindow, &mut dyn FnMut(u64, u64, PendingAck)),
-    ) -> Vec<(u64, u64, PendingAck)> {
-        let mut entries = Vec::new();
-        for stripe in 0..STRIPES as usize {
+        expected: usize,
+        mut take: impl FnMut(usize, &mut DenseWindow, &mut Vec<Entry>),
+        visit: &mut impl FnMut(u64, u64, PendingAck),
+    ) {
+        let mut runs = self.spare.take();
+        // Room for the entries a scan or drain will gather, so the buffer never regrows.
+        runs.reserve(expected);
+        let mut ends: RunEnds = [0; STRIPES as usize];
+        // Entries left in the stripes, each read under its lock as the stripe is done.
+        let mut live = 0;
+        for (stripe, end) in ends.iter_mut().enumerate() {
             let mut map = self.lock(stripe);
-            take(stripe, &mut map, &mut |ledger, inner, ack| {
-                entries.push((ledger, join(stripe, inner), ack))
-            });
+            take(stripe, &mut map, &mut runs);
+            live += map.len();
+            *end = runs.len();
         }
-        entries
+        if !runs.is_empty() {
+            merge(&runs, &ends, visit);
+        }
+        self.spare.give_back(runs, live);
     }
 }
 
@@ -125,8 +166,9 @@ impl PendingAcks for StripedWindow {
     }
 
     fn for_each(&self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        in_order(
-            self.gather(|_, map, push| map.for_each(&mut |l, e, a| push(l, e, a))),
+        self.gather_in_order(
+            SharedPendingAcks::len(self),
+            |stripe, map, runs| map.for_each(&mut |l, e, a| runs.push((l, join(stripe, e), a))),
             visit,
         );
     }
@@ -157,10 +199,15 @@ impl SharedPendingAcks for StripedWindow {
     }
 
     fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
-        let removed = self.gather(|stripe, map, push| {
-            map.remove_all_up_to(stripe_mark(mark, stripe), &mut |l, e, a| push(l, e, a))
-        });
-        in_order(removed, on_removed);
+        self.gather_in_order(
+            0,
+            |stripe, map, runs| {
+                map.remove_all_up_to(stripe_mark(mark, stripe), &mut |l, e, a| {
+                    runs.push((l, join(stripe, e), a))
+                })
+            },
+            on_removed,
+        );
     }
 
     fn len(&self) -> usize {
@@ -168,14 +215,48 @@ impl SharedPendingAcks for StripedWindow {
     }
 
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        let drained = self.gather(|_, map, push| map.drain(&mut |l, e, a| push(l, e, a)));
-        in_order(drained, visit);
+        self.gather_in_order(
+            SharedPendingAcks::len(self),
+            |stripe, map, runs| map.drain(&mut |l, e, a| runs.push((l, join(stripe, e), a))),
+            visit,
+        );
+        // A drained map keeps no buffer either.
+        self.spare.clear();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_merge_restores_map_order_across_holes_ledgers_and_the_top_id() {
+        let ack = PendingAck::new(1, 2).unwrap();
+        let keys: Vec<(u64, u64)> = (0..40)
+            .filter(|e| e % 7 != 3)
+            .map(|e| (1, e))
+            .chain([
+                (1, 1_000),
+                (2, 5),
+                (2, 6),
+                (3, u64::MAX - 16),
+                (3, u64::MAX),
+            ])
+            .collect();
+        let mut runs = Vec::new();
+        let mut ends: RunEnds = [0; STRIPES as usize];
+        for (stripe, end) in ends.iter_mut().enumerate() {
+            runs.extend(
+                keys.iter()
+                    .filter(|&&(_, e)| split(e).0 == stripe)
+                    .map(|&(l, e)| (l, e, ack)),
+            );
+            *end = runs.len();
+        }
+        let mut merged = Vec::new();
+        merge(&runs, &ends, &mut |l, e, _| merged.push((l, e)));
+        assert_eq!(merged, keys);
+    }
 
     #[test]
     fn a_stripe_s_mark_keeps_exactly_its_entries_at_or_before_the_map_s_mark() {
