@@ -7,4 +7,4 @@ macro_rules! benches {
         labkit::instruction_benches!(dedup_lab::lab::LAB; $($list)*);
     };
 }
-dedup_lab::with_measured!(benches);
+dedup_lab::with_implementations!(benches);

@@ -284,12 +284,16 @@ impl Lab for DedupLab {
 mod tests {
     use super::*;
 
-    use crate::with_measured;
+    use crate::with_implementations;
 
     // Growth beyond 10^4 producers is left to the smoke run's optimised build.
-    labkit::lab_conformance!(LAB, with_measured, |e: &Experiment, p: &Parameter| {
-        e.name != FOOTPRINT || Growth::find(&p.name).unwrap().producers <= 10_000
-    });
+    labkit::lab_conformance!(
+        LAB,
+        with_implementations,
+        |e: &Experiment, p: &Parameter| {
+            e.name != FOOTPRINT || Growth::find(&p.name).unwrap().producers <= 10_000
+        }
+    );
 
     #[test]
     fn counted_parameters_are_the_single_thread_shapes() {

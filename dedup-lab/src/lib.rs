@@ -91,10 +91,11 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
 /// users (gungraun benches) and [`for_each_implementation`] share one list. Adding a design means
 /// adding one file and one line here.
 ///
-/// Tokens after a `;` follow the list ([`with_measured!`] adds the harness floor).
+/// After the `;`, the harness floor ([`implementations::harness_floor`]): measured like the
+/// designs, never visited by [`for_each_implementation`], so no correctness suite iterates it.
 #[macro_export]
 macro_rules! with_implementations {
-    ($callback:ident $(; $($more:tt)+)?) => {
+    ($callback:ident) => {
         $callback! {
             topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
             chm_monitor => $crate::implementations::chm_monitor::ChmMonitor,
@@ -105,18 +106,7 @@ macro_rules! with_implementations {
             atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
             sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
             producer_handle => $crate::implementations::producer_handle::ProducerHandle,
-            $(; $($more)+)?
-        }
-    };
-}
-
-/// What every measurement iterates: [`with_implementations!`]'s list, then the harness floor
-/// ([`implementations::harness_floor`]), which no correctness suite visits.
-#[macro_export]
-macro_rules! with_measured {
-    ($callback:ident) => {
-        $crate::with_implementations! {
-            $callback; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
+            ; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
         }
     };
 }
@@ -126,4 +116,4 @@ macro_rules! registry {
         lab_registry::implementation_registry! { trait SequenceDedup; $($list)* }
     };
 }
-with_measured!(registry);
+with_implementations!(registry);

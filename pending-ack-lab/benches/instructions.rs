@@ -7,4 +7,4 @@ macro_rules! benches {
         labkit::instruction_benches!(pending_ack_lab::lab::LAB; $($list)*);
     };
 }
-pending_ack_lab::with_measured!(benches);
+pending_ack_lab::with_implementations!(benches);

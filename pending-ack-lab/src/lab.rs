@@ -150,7 +150,7 @@ impl Lab for PendingAckLab {
 mod tests {
     use super::*;
 
-    use crate::with_measured;
+    use crate::with_implementations;
 
-    labkit::lab_conformance!(LAB, with_measured, |_, _| true);
+    labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
 }

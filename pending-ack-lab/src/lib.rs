@@ -97,10 +97,11 @@ pub trait PendingAcks: Default + Send + Sync + 'static {
 /// Calls `$callback!` with the list of every implementation as `module => Type` paths, the
 /// baseline (`nested-tree`) first, so macro users (gungraun benches) and
 /// [`for_each_implementation`] share one list. Adding a design means one file and one line here.
-/// Tokens after a `;` follow the list ([`with_measured!`] adds the harness floor).
+/// After the `;`, the harness floor ([`implementations::harness_floor`]): measured like the
+/// designs, never visited by [`for_each_implementation`], so no correctness suite iterates it.
 #[macro_export]
 macro_rules! with_implementations {
-    ($callback:ident $(; $($more:tt)+)?) => {
+    ($callback:ident) => {
         $callback! {
             nested_tree => $crate::implementations::nested_tree::NestedTree,
             nested_node_tree => $crate::implementations::nested_node_tree::NestedNodeTree,
@@ -112,18 +113,7 @@ macro_rules! with_implementations {
             primitive_unindexed => $crate::implementations::primitive_unindexed::PrimitiveUnindexed,
             dense_window => $crate::implementations::dense_window::DenseWindow,
             striped_window => $crate::implementations::striped_window::StripedWindow,
-            $(; $($more)+)?
-        }
-    };
-}
-
-/// What every measurement iterates: [`with_implementations!`]'s list, then the harness floor
-/// ([`implementations::harness_floor`]), which no correctness suite visits.
-#[macro_export]
-macro_rules! with_measured {
-    ($callback:ident) => {
-        $crate::with_implementations! {
-            $callback; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
+            ; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
         }
     };
 }
@@ -133,4 +123,4 @@ macro_rules! registry {
         lab_registry::implementation_registry! { trait PendingAcks; $($list)* }
     };
 }
-with_measured!(registry);
+with_implementations!(registry);

@@ -78,7 +78,7 @@ impl Counted {
 /// macro_rules! benches {
 ///     ($($list:tt)*) => { labkit::instruction_benches!(my_lab::lab::LAB; $($list)*); };
 /// }
-/// my_lab::with_measured!(benches);
+/// my_lab::with_implementations!(benches);
 /// ```
 ///
 /// A list that ends with the lab's harness floor (`; floor module => Type`) counts it too.

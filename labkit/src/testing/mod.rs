@@ -17,9 +17,9 @@ use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
 use std::sync::Arc;
 
-/// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_measured,
-/// |experiment, parameter| runs)`, where `with_measured` is the lab's registry macro (its list of
-/// what is measured: the implementations and the harness floor, if any) and
+/// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_implementations,
+/// |experiment, parameter| runs)`, where `with_implementations` is the lab's registry macro (its
+/// list of what is measured: the implementations and the harness floor, if any) and
 /// the filter keeps the cases a debug-build test can afford to run (the smoke run of the
 /// optimised build opens the others).
 #[macro_export]
