@@ -212,11 +212,13 @@ pub fn comparison_table(
         let find =
             |name: &str| set.find(&BenchId::new(&row.experiment, name, &row.parameter), metric);
         let base = find(baseline);
-        // A design's own cost: its value less the harness floor's on this row.
+        // A design's own cost: its value less the harness floor's on this row. A median time
+        // below the floor's says only that the two are within the run's noise of each other.
         let floor = find(FLOOR).filter(|_| metric.facts().net_of_floor);
         let net = |r: &Record| {
-            floor.map_or(String::new(), |f| {
-                format!("<br>net {}", format_metric(metric, r.value - f.value))
+            floor.map_or(String::new(), |f| match r.value - f.value {
+                net if net < 0.0 => "<br>net: below the floor".to_owned(),
+                net => format!("<br>net {}", format_metric(metric, net)),
             })
         };
         let mut cells = vec![row.label.clone()];

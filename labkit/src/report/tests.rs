@@ -77,6 +77,9 @@ fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
     );
     assert!(out.contains("−50.0 % faster<br>net 15.0"), "{out}");
     assert!(out.ends_with("| 5.00 [4.50–5.50] |\n"), "{out}");
+    let s = set(vec![timed("base", 40.0, 1.0), timed(FLOOR, 41.0, 0.5)]);
+    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", FLOOR]).render();
+    assert!(out.contains("1.00×<br>net: below the floor |"), "{out}");
     // Counts that do not add up per operation (footprints) get no net figure.
     let bytes = |implementation: &str, value: f64| {
         Record::new(
