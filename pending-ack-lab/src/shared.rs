@@ -110,7 +110,8 @@ impl<M: PendingAcks> MapLock for Mutex<M> {
 pub(crate) type Entry = (u64, u64, PendingAck);
 
 /// The buffer in which a shared map gathers what a cleanup removes (callbacks run after the map's
-/// locks are released), kept for the next cleanup so that a steady one allocates nothing. It is
+/// locks are released), kept for the next cleanup while it is small next to the map, so that a
+/// steady cleanup of a few entries allocates no buffer. It is
 /// taken out for each use, so a callback that calls back into the map finds no lock held.
 #[derive(Default)]
 pub(crate) struct Spare(Mutex<Vec<Entry>>);

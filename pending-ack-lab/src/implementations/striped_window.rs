@@ -7,10 +7,11 @@
 //! stripe still sees dense, increasing ids, so its dense window stays a ring. Cumulative cleanup
 //! and scans visit the stripes one after another, each under its own lock, gathering into a
 //! buffer kept for the next call, and then merge the 16 ascending runs back into (ledger, entry)
-//! order with no lock held ([`merge`]); a cleanup is therefore not atomic across the map (the
-//! shared contract allows that: an entry added while it runs may stay). Mutexes rather than reader/writer locks: every critical
-//! section is a few nanoseconds of ring indexing, where a reader count would cost more than it
-//! lets run in parallel. No atomics of its own: what is shared is guarded by `std` mutexes.
+//! order with no lock held (a k-way merge, no sort); a cleanup is therefore not atomic across the
+//! map (the shared contract allows that: an entry added while it runs may stay). Mutexes rather
+//! than reader/writer locks: every critical section is a few nanoseconds of ring indexing, where
+//! a reader count would cost more than it lets run in parallel. No atomics of its own: what is
+//! shared is guarded by `std` mutexes.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
@@ -110,8 +111,9 @@ impl StripedWindow {
     /// stripe's lock only, with the stripe's map
     /// and the buffer its entries go to (translated back to the map's entry ids), then hands
     /// them to `visit` in order with no lock held. The buffer is the map's spare one, taken out
-    /// for the call (a callback may call back into the map) and put back after, so a steady
-    /// cleanup or scan allocates nothing.
+    /// for the call (a callback may call back into the map) and put back after if it is small
+    /// next to the map ([`Spare::give_back`]): a steady cleanup of a few entries allocates no
+    /// buffer, while a scan, which gathers every entry, allocates one each time.
     fn gather_in_order(
         &self,
         expected: usize,
