@@ -4,7 +4,8 @@
 use std::time::Duration;
 
 use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, resolve,
+    BenchCase, Describe, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing,
+    resolve,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 
@@ -39,7 +40,7 @@ fn scenario_parameter(scenario: &Scenario) -> Parameter {
     }
 }
 
-impl Lab for CoalesceLab {
+impl Describe for CoalesceLab {
     fn name(&self) -> &'static str {
         "coalesce"
     }
@@ -96,7 +97,9 @@ impl Lab for CoalesceLab {
             ..standard
         }
     }
+}
 
+impl Lab for CoalesceLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         let (_, parameter) = resolve(self, implementation, case)?;
         crate::runners::open(implementation, Scenario::parse(&parameter.name)?)

@@ -4,7 +4,7 @@
 
 use labkit::answers::Answers;
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
-use labkit::lab::Lab;
+use labkit::lab::Describe;
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::Row;
 use labkit::targets::Targets;

@@ -3,7 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing, resolve,
+    BenchCase, Describe, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing,
+    resolve,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 use labkit::table::format_count;
@@ -120,7 +121,7 @@ fn shape_parameter(shape: Shape) -> Parameter {
     }
 }
 
-impl Lab for DedupLab {
+impl Describe for DedupLab {
     fn name(&self) -> &'static str {
         "dedup"
     }
@@ -256,6 +257,12 @@ impl Lab for DedupLab {
         }
     }
 
+    fn cost_buckets(&self) -> Buckets {
+        crate::report::cost_buckets()
+    }
+}
+
+impl Lab for DedupLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         let (experiment, parameter) = resolve(self, implementation, case)?;
         let target = match experiment.name {
@@ -269,10 +276,6 @@ impl Lab for DedupLab {
             _ => Target::Footprint(Growth::find(&parameter.name)?),
         };
         crate::runners::open(implementation, target)
-    }
-
-    fn cost_buckets(&self) -> Buckets {
-        crate::report::cost_buckets()
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {

@@ -5,7 +5,7 @@
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
-use labkit::lab::{Experiment, Lab, Parameter};
+use labkit::lab::{Describe, Experiment, Parameter};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_duration};
 use labkit::table::{Align, Table, format_number};

@@ -9,18 +9,18 @@
 
 use std::collections::HashMap;
 
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// A bucket: instructions whose `file:function` contains any of `patterns`. The first bucket that
 /// matches takes a line; what no bucket matches is `rest`.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Bucket {
     pub name: String,
     pub patterns: Vec<String>,
 }
 
 /// A lab's buckets, in match order, and the name of what is left.
-#[derive(Debug, Clone, Default, Deserialize, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq, Eq)]
 pub struct Buckets {
     pub buckets: Vec<Bucket>,
     pub rest: String,

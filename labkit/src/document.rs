@@ -10,7 +10,7 @@
 
 use crate::answers::Answers;
 use crate::chart::Chart;
-use crate::lab::Lab;
+use crate::lab::{Describe, Lab};
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::{
     Row, comparison_table, environment_section, fill, joined_table, latency_chart, latency_table,
@@ -144,7 +144,7 @@ pub trait LabReport: Lab {
 }
 
 /// The file name of a lab's details page.
-pub fn details_file(lab: &dyn Lab) -> String {
+pub fn details_file(lab: &dyn Describe) -> String {
     format!("{}-details.md", lab.name())
 }
 

@@ -7,11 +7,13 @@
 //! [`compare`], [`passes`], [`footprint`], [`args`], [`paired`]); a lab's description and its
 //! measurement ([`lab`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
 //! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`document`], [`writeup`],
-//! [`testing`]).
+//! [`lab_binary`], [`testing`]).
 //!
 //! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
 //!   parameters, how a case runs, derived records), which every binary and the driver read.
 //! - [`measure`]: the `main` of every measurement binary, generic over a description.
+//! - [`lab_binary`]: the `main` of every lab's `lab` binary, through which the driver reads the
+//!   lab's description, derived records and report without linking it.
 //! - [`args`]: the command line every measurement binary accepts.
 //! - [`callgrind`]: where a counted benchmark's instructions are spent, in buckets a lab names.
 //! - [`alloc`]: a counting global allocator (allocations, bytes, live bytes, malloc usable size);
@@ -54,6 +56,7 @@ pub mod document;
 pub mod env;
 pub mod footprint;
 pub mod lab;
+pub mod lab_binary;
 pub mod latency;
 pub mod measure;
 pub mod paired;

@@ -5,7 +5,7 @@
 //! writeup --measure` runs a paired comparison first and adds its table.
 
 use crate::compare::{Verdict, compare_in};
-use crate::lab::{Lab, Selection};
+use crate::lab::{Describe, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::{Row, environment_section, format_metric, verdict_word};
 use crate::table::{Align, Table};
@@ -44,19 +44,17 @@ fn cell(set: &ResultSet, metric: Metric, a: &BenchId, b: &BenchId) -> Option<Str
     ))
 }
 
-/// The write-up of `b` against `a` over the cases `selection` picks, from `set` (derived records
-/// included). `commands` are the lines that reproduce it.
+/// The write-up of `b` against `a` over the cases `selection` picks, from `set`, which already
+/// holds the lab's derived records ([`crate::lab::Lab::derived`]; the driver asks the lab's binary
+/// for them). `commands` are the lines that reproduce it.
 pub fn writeup(
-    lab: &dyn Lab,
+    lab: &dyn Describe,
     set: &ResultSet,
     a: &str,
     b: &str,
     selection: &Selection,
     commands: &[String],
 ) -> String {
-    let mut set = set.clone();
-    let derived = lab.derived(&set);
-    set.records.extend(derived);
     let cores = set.environment.cores;
     let mut rows: Vec<Row> = Vec::new();
     for experiment in lab.experiments() {
@@ -72,7 +70,7 @@ pub fn writeup(
             let id = |i: &str| BenchId::new(&row.experiment, i, &row.parameter);
             let cells = COLUMNS
                 .iter()
-                .map(|(m, _)| cell(&set, *m, &id(a), &id(b)))
+                .map(|(m, _)| cell(set, *m, &id(a), &id(b)))
                 .collect();
             (row, cells)
         })
@@ -109,7 +107,7 @@ pub fn writeup(
          Instruction, cycle-model, allocation and footprint counts are exact for the binary that \
          ran.\n\n{body}\n{}\nReproduce (a fresh clone, the Rust toolchain and valgrind):\n\n\
          ```sh\n{commands}```\n",
-        environment_section(&set),
+        environment_section(set),
         lab = lab.name(),
     )
 }

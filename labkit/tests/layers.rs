@@ -48,6 +48,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "verdicts",
             "document",
             "writeup",
+            "lab_binary",
             "testing",
         ],
     ),

@@ -3,7 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner, resolve,
+    BenchCase, Describe, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner,
+    resolve,
 };
 use labkit::record::{Record, ResultSet};
 
@@ -50,7 +51,7 @@ fn dataset_parameter(dataset: &Dataset) -> Parameter {
     )
 }
 
-impl Lab for PendingAckLab {
+impl Describe for PendingAckLab {
     fn name(&self) -> &'static str {
         "pending-ack"
     }
@@ -119,6 +120,12 @@ impl Lab for PendingAckLab {
         COUNTED_OPS
     }
 
+    fn cost_buckets(&self) -> Buckets {
+        crate::report::cost_buckets()
+    }
+}
+
+impl Lab for PendingAckLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         resolve(self, implementation, case)?;
         let target = match case.experiment.as_str() {
@@ -135,10 +142,6 @@ impl Lab for PendingAckLab {
             },
         };
         crate::runners::open(implementation, target)
-    }
-
-    fn cost_buckets(&self) -> Buckets {
-        crate::report::cost_buckets()
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {

@@ -8,7 +8,7 @@ use labkit::callgrind::Buckets;
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
-use labkit::lab::{Experiment as Described, Kind, Lab};
+use labkit::lab::{Describe, Experiment as Described, Kind};
 use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
 use labkit::report::{Row, format_metric};
 use labkit::table::format_change;

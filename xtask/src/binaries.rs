@@ -11,10 +11,13 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::document::LabReport;
+use labkit::lab::Describe;
 
-use crate::labs::LABS;
 use crate::process::{cargo, output, root, run};
+
+/// Every lab's bench binary that describes the lab, derives its records and renders its report
+/// (`labkit::lab_binary`).
+pub const LAB_BINARY: &str = "lab";
 
 /// The gungraun version the workspace pins (`gungraun = { version = "=X.Y.Z", ... }` or
 /// `gungraun = "=X.Y.Z"`), which the runner must equal.
@@ -67,6 +70,8 @@ pub struct BenchBinaries {
     /// The workspace the benches were built from: this checkout, or a worktree at another
     /// revision (`cargo xtask compare --rev`).
     workspace: PathBuf,
+    /// The lab packages built, in name order.
+    packages: Vec<String>,
     executables: HashMap<(PathBuf, String), PathBuf>,
     /// gungraun's bench binaries bake the runner's path in at build time.
     pub runner: PathBuf,
@@ -82,7 +87,7 @@ impl BenchBinaries {
         if let Some(built) = BUILT.get() {
             return Ok(built);
         }
-        let packages: Vec<&str> = LABS.iter().map(|l| l.package()).collect();
+        let packages = crate::labs::this_workspace()?;
         let built = Self::build_in(&root(), &packages)?;
         Ok(BUILT.get_or_init(|| built))
     }
@@ -91,7 +96,7 @@ impl BenchBinaries {
     /// `target/`: cargo names a workspace's artifacts by paths relative to the workspace, so two
     /// checkouts sharing one target directory overwrite each other's binaries and each then
     /// looks fresh.
-    pub fn build_in(workspace: &Path, packages: &[&str]) -> Result<Self> {
+    pub fn build_in(workspace: &Path, packages: &[String]) -> Result<Self> {
         let runner = gungraun_runner()?;
         eprintln!(
             "==> building the benchmarks of {} (cargo bench --no-run) in {}",
@@ -100,9 +105,15 @@ impl BenchBinaries {
         );
         Ok(Self {
             workspace: workspace.to_path_buf(),
+            packages: packages.to_vec(),
             executables: cargo_bench_no_run(workspace, packages, &runner, None)?.executables,
             runner,
         })
+    }
+
+    /// The lab packages this build holds, in name order.
+    pub fn packages(&self) -> &[String] {
+        &self.packages
     }
 
     /// `lab`'s bench binary `bench` linked again with the code sections in the order `seed`
@@ -112,7 +123,7 @@ impl BenchBinaries {
     /// link it again.
     pub fn relinked(
         &self,
-        lab: &dyn LabReport,
+        lab: &dyn Describe,
         bench: &str,
         seed: u64,
         into: &Path,
@@ -126,8 +137,7 @@ impl BenchBinaries {
             .open(&source)
             .and_then(|f| f.set_modified(std::time::SystemTime::now()))
             .with_context(|| format!("cannot touch {}", source.display()))?;
-        let packages: Vec<&str> = LABS.iter().map(|l| l.package()).collect();
-        let build = cargo_bench_no_run(&self.workspace, &packages, &self.runner, Some(seed))?;
+        let build = cargo_bench_no_run(&self.workspace, &self.packages, &self.runner, Some(seed))?;
         let key = (self.workspace.join(lab.package()), bench.to_owned());
         // Anything else compiled again means the sources changed since the run began: the
         // passes would no longer measure one revision.
@@ -152,24 +162,33 @@ impl BenchBinaries {
 
     /// A command running `lab`'s bench binary `bench` as `cargo bench` would: from the package
     /// directory, with `--bench` and the package name, ready for the binary's own arguments.
-    pub fn command(&self, lab: &dyn LabReport, bench: &str) -> Result<Command> {
-        let key = (self.workspace.join(lab.package()), bench.to_owned());
+    pub fn command(&self, lab: &dyn Describe, bench: &str) -> Result<Command> {
+        self.command_in(lab.package(), bench)
+    }
+
+    /// A command running the bench binary `bench` of the lab package `package`.
+    pub fn command_in(&self, package: &str, bench: &str) -> Result<Command> {
+        let key = (self.workspace.join(package), bench.to_owned());
         let executable = self.executables.get(&key).ok_or_else(|| {
             anyhow!(
                 "the build produced no bench `{bench}` in {}",
                 key.0.display()
             )
         })?;
-        Ok(self.command_of(lab, executable))
+        Ok(self.command_of_package(package, executable))
     }
 
     /// A command running `executable` (one of `lab`'s bench binaries) as `cargo bench` would.
-    pub fn command_of(&self, lab: &dyn LabReport, executable: &Path) -> Command {
+    pub fn command_of(&self, lab: &dyn Describe, executable: &Path) -> Command {
+        self.command_of_package(lab.package(), executable)
+    }
+
+    fn command_of_package(&self, package: &str, executable: &Path) -> Command {
         // The workspace keeps each lab in a directory named like its package.
-        let dir = self.workspace.join(lab.package());
+        let dir = self.workspace.join(package);
         let mut cmd = Command::new(executable);
         cmd.current_dir(&dir)
-            .env("CARGO_PKG_NAME", lab.package())
+            .env("CARGO_PKG_NAME", package)
             .env("CARGO_MANIFEST_DIR", &dir)
             .env("GUNGRAUN_RUNNER", &self.runner)
             .arg("--bench");
@@ -189,7 +208,7 @@ struct Build {
 /// one is given.
 fn cargo_bench_no_run(
     workspace: &Path,
-    packages: &[&str],
+    packages: &[String],
     runner: &Path,
     link_seed: Option<u64>,
 ) -> Result<Build> {

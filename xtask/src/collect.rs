@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
 use labkit::callgrind::{self, Buckets};
-use labkit::document::LabReport;
+use labkit::lab::Describe;
 use labkit::lab::{BenchCase, counted_cases_of, experiment};
 use labkit::record::{BenchId, EventName, Metric, Record};
 
@@ -66,7 +66,7 @@ pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary> {
 
 /// The counted case a gungraun bench id (`case_<n>`) stands for: the n-th of the lab's
 /// [`counted_cases_of`], which is how `labkit::instruction_benches!` numbers them.
-pub fn counted_case(lab: &dyn LabReport, bench_id: &str) -> Result<BenchCase> {
+pub fn counted_case(lab: &dyn Describe, bench_id: &str) -> Result<BenchCase> {
     let cases = counted_cases_of(lab);
     bench_id
         .strip_prefix("case_")
@@ -121,7 +121,7 @@ fn split_records(summary: &Path, id: &BenchId, ops: u64, buckets: &Buckets) -> R
 
 /// Instructions (and modelled cycles, when simulated) per op for every `summary.json` below
 /// `dir`, and the instructions split into the lab's cost buckets.
-pub fn gungraun_tree(dir: &Path, lab: &dyn LabReport) -> Result<Vec<Record>> {
+pub fn gungraun_tree(dir: &Path, lab: &dyn Describe) -> Result<Vec<Record>> {
     let buckets = lab.cost_buckets();
     let mut records = Vec::new();
     for path in files_named(dir, "summary.json") {
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn gungraun_summaries_become_per_op_records_of_the_counted_case() {
-        let lab: &dyn LabReport = &labkit::testing::fixture::TINY;
+        let lab: &dyn Describe = &labkit::testing::fixture::TINY;
         let dir = std::env::temp_dir().join(format!("xtask-gungraun-{}", std::process::id()));
         let case = counted_cases_of(lab)
             .iter()

@@ -5,13 +5,13 @@ use super::*;
 
 /// A comparison's sides and case names, checked against the lab.
 pub(crate) struct Comparison {
-    lab: &'static dyn LabReport,
+    lab: labs::LabRef,
     a: String,
     b: String,
     names: Vec<String>,
 }
 
-pub(crate) fn comparison(all: &[&'static dyn LabReport], args: &CompareArgs) -> Result<Comparison> {
+pub(crate) fn comparison(all: &[labs::LabRef], args: &CompareArgs) -> Result<Comparison> {
     let lab = labs::find_in(all, &args.lab)?;
     let implementations = lab.implementations();
     let unknown = |name: &str| {
@@ -43,7 +43,7 @@ pub(crate) fn comparison(all: &[&'static dyn LabReport], args: &CompareArgs) -> 
 }
 
 pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
-    let Comparison { lab, a, b, names } = comparison(labs::LABS, args)?;
+    let Comparison { lab, a, b, names } = comparison(labs::all()?, args)?;
     let mode = args.mode.mode();
     let dir = args
         .out_dir
@@ -69,7 +69,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
         }
         Some(rev) => {
             let checkout = revision::checkout(rev, lab)?;
-            let then = BenchBinaries::build_in(&checkout.dir, &[lab.package()])?;
+            let then = BenchBinaries::build_in(&checkout.dir, &[lab.package().to_owned()])?;
             let side_a = revision::Side {
                 binaries: &then,
                 implementation: &a,
@@ -143,7 +143,7 @@ mod tests {
             a: "base".into(),
             rest: words(rest),
         };
-        let all: &[&'static dyn LabReport] = &[&labkit::testing::fixture::TINY];
+        let all: &[labs::LabRef] = &[&labkit::testing::fixture::TINY];
         let c = comparison(all, &args(None, &["fast", "small"])).unwrap();
         assert_eq!((c.a.as_str(), c.b.as_str()), ("base", "fast"));
         assert_eq!(c.names, words(&["small"]));

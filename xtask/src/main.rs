@@ -1,7 +1,7 @@
 //! The lab's driver: `cargo xtask <command>`. It builds once, runs every measurement binary,
 //! installs the pinned gungraun runner when missing, and renders `bench-results/`. Everything it
-//! knows about a lab comes from the lab's description (`labkit::lab::Lab`), registered in
-//! [`labs`].
+//! knows about a lab comes from the lab's description (`labkit::lab::Describe`), which the lab's
+//! own `lab` binary prints ([`labs`]): the driver links no lab.
 
 mod binaries;
 mod collect;
@@ -21,8 +21,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use labkit::document::LabReport;
 use labkit::env::Environment;
+use labkit::lab::Describe;
 use labkit::lab::{Selection, Vocabulary, counted_cases_of};
 use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 use labkit::report::{Row, environment_section, paired_table};
@@ -233,18 +233,15 @@ fn main() {
 }
 
 /// The labs and filter words of `cargo xtask bench [LAB] [NAME...]`, checked before anything is
-/// built: a leading lab name picks that lab; otherwise every lab in which all NAMEs are valid.
-fn chosen_labs(
-    all: &[&'static dyn LabReport],
-    words: &[String],
-) -> Result<(Vec<&'static dyn LabReport>, Vec<String>)> {
+/// measured: a leading lab name picks that lab; otherwise every lab in which all NAMEs are valid.
+fn chosen_labs(all: &[labs::LabRef], words: &[String]) -> Result<(Vec<labs::LabRef>, Vec<String>)> {
     if let Some((first, rest)) = words.split_first()
         && let Ok(lab) = labs::find_in(all, first)
     {
         Selection::parse(lab, rest).map_err(|e| anyhow!(e))?;
         return Ok((vec![lab], rest.to_vec()));
     }
-    let valid: Vec<&'static dyn LabReport> = all
+    let valid: Vec<labs::LabRef> = all
         .iter()
         .copied()
         .filter(|lab| Selection::parse(*lab, words).is_ok())
@@ -265,7 +262,7 @@ fn chosen_labs(
 }
 
 fn bench(args: &BenchArgs) -> Result<()> {
-    let (chosen, words) = chosen_labs(labs::LABS, &args.words)?;
+    let (chosen, words) = chosen_labs(labs::all()?, &args.words)?;
     let mode = args.mode.mode();
     let started = Instant::now();
     let binaries = BenchBinaries::this_checkout()?;
@@ -317,9 +314,9 @@ fn bench(args: &BenchArgs) -> Result<()> {
 }
 
 /// The labs named (all when none is).
-fn named_labs(names: &[String]) -> Result<Vec<&'static dyn LabReport>> {
+fn named_labs(names: &[String]) -> Result<Vec<labs::LabRef>> {
     if names.is_empty() {
-        return Ok(labs::LABS.to_vec());
+        return Ok(labs::all()?.to_vec());
     }
     names.iter().map(|n| labs::find(n)).collect()
 }
@@ -330,9 +327,11 @@ fn report(args: &ReportArgs) -> Result<()> {
         .clone()
         .unwrap_or_else(|| root().join("bench-results"));
     for lab in named_labs(&args.labs)? {
-        let set =
-            ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))?;
-        output::write_report(lab, &set, &dir)?;
+        let json = output::results_file(lab, &dir);
+        if !json.exists() {
+            bail!("{}: no result set at {}", lab.name(), json.display());
+        }
+        output::write_report(lab, &dir)?;
     }
     Ok(())
 }
@@ -445,7 +444,7 @@ mod tests {
     #[test]
     fn bench_words_pick_labs_and_are_checked_before_building() {
         use labkit::testing::fixture::{OTHER, TINY};
-        let all: &[&'static dyn LabReport] = &[&TINY, &OTHER];
+        let all: &[labs::LabRef] = &[&TINY, &OTHER];
         let chosen = |w: &[&str]| chosen_labs(all, &words(w));
         let (picked, filters) = chosen(&["tiny", "fast", "shared-4"]).unwrap();
         assert_eq!(picked.len(), 1);

@@ -4,10 +4,11 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use labkit::document::{LabReport, details_file, render};
+use labkit::lab::Describe;
 use labkit::record::{ResultSet, write_atomic};
 
-use crate::process::root;
+use crate::binaries::{BenchBinaries, LAB_BINARY};
+use crate::process::{output, root, run};
 
 /// Where a run writes: the directory asked for, `bench-results/` for a full set measured from a
 /// clean tree (or with `allow_dirty`), and `target/lab/results/` otherwise: a partial set, or one
@@ -32,29 +33,27 @@ fn write(path: &Path, contents: &str) -> Result<()> {
     write_atomic(path, contents).with_context(|| format!("cannot write {}", path.display()))
 }
 
-/// Writes `<lab>.json` and the report.
-pub fn write_results(lab: &dyn LabReport, set: &ResultSet, dir: &Path) -> Result<()> {
-    write(&dir.join(format!("{}.json", lab.name())), &set.to_json())?;
-    write_report(lab, set, dir)
+/// The file `lab`'s result set is written to in `dir`.
+pub fn results_file(lab: &dyn Describe, dir: &Path) -> PathBuf {
+    dir.join(format!("{}.json", lab.name()))
 }
 
-/// Writes `<lab>.md`, `<lab>-details.md` and their charts.
-pub fn write_report(lab: &dyn LabReport, set: &ResultSet, dir: &Path) -> Result<()> {
-    let rendered = render(lab, set).map_err(|e| anyhow!("{}: {e}", lab.name()))?;
-    for chart in &rendered.charts {
-        write(
-            &dir.join("charts").join(format!("{}.svg", chart.stem)),
-            &chart.svg,
-        )?;
-    }
-    let md = dir.join(format!("{}.md", lab.name()));
-    write(&md, &rendered.main)?;
-    write(&dir.join(details_file(lab)), &rendered.details)?;
-    println!(
-        "==> wrote {} ({} KB), its details and {} charts",
-        md.display(),
-        rendered.main.len() / 1024,
-        rendered.charts.len()
-    );
-    Ok(())
+/// Writes `<lab>.json` and the report.
+pub fn write_results(lab: &dyn Describe, set: &ResultSet, dir: &Path) -> Result<()> {
+    write(&results_file(lab, dir), &set.to_json())?;
+    write_report(lab, dir)
+}
+
+/// Writes `<lab>.md`, `<lab>-details.md` and their charts into `dir` from its `<lab>.json`:
+/// the lab's own binary renders them (`labkit::lab_binary`), each file atomically.
+pub fn write_report(lab: &dyn Describe, dir: &Path) -> Result<()> {
+    let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
+    run(cmd.arg("--render").arg(results_file(lab, dir)).arg(dir))
+}
+
+/// The result set in `path` with `lab`'s derived records added, as the lab's binary computes them.
+pub fn with_derived(lab: &dyn Describe, path: &Path) -> Result<ResultSet> {
+    let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
+    let json = output(cmd.arg("--derive").arg(path))?;
+    ResultSet::from_json(&json).map_err(|e| anyhow!("{}: {e}", lab.name()))
 }

@@ -10,7 +10,6 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
 use labkit::compare::run_margin;
-use labkit::document::LabReport;
 use labkit::lab::single_threaded;
 use labkit::passes::{
     case_argument, case_of, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
@@ -98,7 +97,7 @@ pub struct TimedPasses {
 
 /// Runs one pass of a lab's `time` binary at a seed, on some cases or all.
 struct PassRunner<'a> {
-    lab: &'static dyn LabReport,
+    lab: crate::labs::LabRef,
     mode: RunMode,
     words: &'a [String],
     binaries: &'a BenchBinaries,
@@ -164,7 +163,7 @@ impl PassRunner<'_> {
 /// still decide (beside their baselines). The equivalence margin is taken from the final records'
 /// A/A twins on single-threaded rows.
 pub fn time_passes(
-    lab: &'static dyn LabReport,
+    lab: crate::labs::LabRef,
     mode: RunMode,
     words: &[String],
     binaries: &BenchBinaries,

@@ -12,7 +12,7 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::document::LabReport;
+use labkit::lab::Describe;
 use labkit::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
 use labkit::record::{Record, RunMode};
 use labkit::sampling::SampleClient;
@@ -46,7 +46,7 @@ pub struct Checkout {
 
 /// `rev` checked out (once) as a detached worktree under `target/lab/revisions/<commit>`, after
 /// checking that it has `lab`.
-pub fn checkout(rev: &str, lab: &dyn LabReport) -> Result<Checkout> {
+pub fn checkout(rev: &str, lab: &dyn Describe) -> Result<Checkout> {
     let commit = git(&["rev-parse", "--verify", &format!("{rev}^{{commit}}")])
         .map_err(|_| anyhow!("`{rev}` is not a git revision of this repository"))?;
     let manifest = format!("{commit}:{}/Cargo.toml", lab.package());
@@ -80,7 +80,7 @@ struct Server {
 impl Server {
     fn spawn(
         binaries: &BenchBinaries,
-        lab: &dyn LabReport,
+        lab: &dyn Describe,
         implementation: &str,
         name: &str,
     ) -> Result<Self> {
@@ -126,7 +126,7 @@ pub struct Side<'a> {
 /// Paired records of side `a` against side `b` on the cases `names` select (as `b`'s build names
 /// them); cases `a`'s build does not know are skipped.
 pub fn compare_across(
-    lab: &dyn LabReport,
+    lab: &dyn Describe,
     mode: RunMode,
     a: &Side,
     b: &Side,

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
-use labkit::document::LabReport;
+use labkit::lab::Describe;
 use labkit::lab::{Selection, counted_cases_of, timed_ids};
 use labkit::record::{LinkOrder, Metric, PassRepeat, Record, RunMode, TimingMethod, load_records};
 
@@ -48,7 +48,7 @@ pub struct Measured {
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
 /// instruction benchmarks: one per chosen case when cases are filtered, one per chosen
 /// implementation otherwise; none when everything is chosen. Empty when nothing is selected.
-pub fn gungraun_filters(lab: &dyn LabReport, selection: &Selection) -> Option<Vec<String>> {
+pub fn gungraun_filters(lab: &dyn Describe, selection: &Selection) -> Option<Vec<String>> {
     if selection.is_everything() {
         return None;
     }
@@ -82,7 +82,7 @@ pub fn gungraun_filters(lab: &dyn LabReport, selection: &Selection) -> Option<Ve
 
 /// gungraun's header line of a benchmark (`instructions::instructions::nested_tree case_3:...`)
 /// with the bench's `<experiment>/<implementation>/<parameter>` id in front.
-fn with_lab_id(lab: &dyn LabReport, line: &str) -> String {
+fn with_lab_id(lab: &dyn Describe, line: &str) -> String {
     let Some((path, rest)) = line.split_once(' ') else {
         return line.to_owned();
     };
@@ -103,7 +103,7 @@ fn with_lab_id(lab: &dyn LabReport, line: &str) -> String {
 
 /// Measures one lab; returns its records and the stages that failed.
 pub fn measure(
-    lab: &'static dyn LabReport,
+    lab: crate::labs::LabRef,
     mode: RunMode,
     words: &[String],
     binaries: &BenchBinaries,
@@ -241,7 +241,7 @@ mod tests {
 
     #[test]
     fn filters_reach_gungraun() {
-        let lab: &dyn LabReport = &TINY;
+        let lab: &dyn Describe = &TINY;
         let s = Selection::parse(lab, &words(&["fast", "base", "shared-4"])).unwrap();
         assert_eq!(
             gungraun_filters(lab, &s).unwrap(),
@@ -261,7 +261,7 @@ mod tests {
 
     #[test]
     fn planned_counts_follow_the_selection() {
-        let lab: &dyn LabReport = &TINY;
+        let lab: &dyn Describe = &TINY;
         let s = Selection::parse(lab, &words(&["cleanup", "fast"])).unwrap();
         let chosen = timed_ids(lab).iter().filter(|id| s.selects(id)).count();
         let parameters = labkit::lab::experiment(lab, "cleanup")

@@ -9,17 +9,21 @@ use std::time::Duration;
 
 use std::sync::{Arc, OnceLock};
 
+use serde::{Deserialize, Serialize};
+
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, ResultSet, RunMode};
 
 mod counted;
+mod description;
 mod selection;
 
 pub use counted::*;
+pub use description::*;
 pub use selection::*;
 
 /// How an experiment's operation behaves when it is repeated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Kind {
     /// Operations on a structure kept in steady state: warmed up when opened, then timed, counted
     /// and allocation-measured over many operations.
@@ -32,7 +36,7 @@ pub enum Kind {
 }
 
 /// One value of an experiment's dimension (a shape, a dataset, a retained-capacity case).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Parameter {
     /// The `<parameter>` part of ids.
     pub name: String,
@@ -89,10 +93,11 @@ impl Parameter {
 }
 
 /// One experiment: an operation measured on each of its parameters for every implementation.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Experiment {
     /// The `<experiment>` part of ids.
-    pub name: &'static str,
+    #[serde(deserialize_with = "description::kept_str")]
+    pub name: Kept,
     /// What one operation is, for report headings.
     pub description: String,
     pub kind: Kind,
@@ -127,7 +132,7 @@ pub struct Experiment {
 }
 
 /// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LatencyRecording {
     /// Not recorded.
     Off,
@@ -301,7 +306,7 @@ pub trait Runner {
 /// implementations and the baseline's A/A twin) is sampled `rounds` times, interleaved, each
 /// sample at least `sample` long. A cell's value in a pass is the median of its samples; verdicts
 /// are taken across passes ([`crate::compare`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Timing {
     pub passes: usize,
     /// Passes a cell still undecided after `passes` gets in all, on its cases only
@@ -346,8 +351,10 @@ impl Timing {
     }
 }
 
-/// What a lab says about itself. Implemented once per lab crate, as a `static`.
-pub trait Lab: Sync {
+/// What a lab says about itself: data only, so the driver can hold it as a [`Description`] read
+/// from the lab's binary (`lab --describe`) without linking the lab. Implemented once per lab
+/// crate, beside its [`Lab`].
+pub trait Describe: Sync {
     /// Name on the command line and of the files in `bench-results/`.
     fn name(&self) -> &'static str;
     /// The cargo package (and directory) of the lab.
@@ -373,6 +380,11 @@ pub trait Lab: Sync {
     fn cost_buckets(&self) -> crate::callgrind::Buckets {
         crate::callgrind::Buckets::default()
     }
+}
+
+/// A lab that can run its cases: what the measurement binaries need beyond its description.
+/// Implemented once per lab crate, as a `static`.
+pub trait Lab: Describe {
     /// `implementation` prepared on `case` (built and warmed up, nothing measured yet).
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String>;
     /// Records computed from measured ones (per entry, differences, ratios), added to the set
@@ -404,7 +416,7 @@ impl Default for Described {
 }
 
 /// The experiment called `name` of `lab`, or an error listing the valid ones.
-pub fn experiment<'a>(lab: &'a dyn Lab, name: &str) -> Result<&'a Experiment, String> {
+pub fn experiment<'a>(lab: &'a dyn Describe, name: &str) -> Result<&'a Experiment, String> {
     let experiments = lab.experiments();
     experiments.iter().find(|e| e.name == name).ok_or_else(|| {
         let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
@@ -419,7 +431,7 @@ pub fn experiment<'a>(lab: &'a dyn Lab, name: &str) -> Result<&'a Experiment, St
 /// Checks that `case` is one of `lab`'s and that `implementation` is known; returns the
 /// experiment and the parameter. Labs call it first in [`Lab::open`].
 pub fn resolve<'a>(
-    lab: &'a dyn Lab,
+    lab: &'a dyn Describe,
     implementation: &str,
     case: &BenchCase,
 ) -> Result<(&'a Experiment, &'a Parameter), String> {

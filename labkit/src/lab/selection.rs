@@ -1,7 +1,7 @@
 //! A lab's vocabulary, the selection the command line makes of it, and the cases and ids it
 //! derives.
 
-use super::{BenchCase, Experiment, Lab, Parameter, experiment};
+use super::{BenchCase, Describe, Experiment, Parameter, experiment};
 use crate::record::{BenchId, measured_implementation, reference_cells};
 
 /// The names of a lab's three id dimensions, each in order and without repeats.
@@ -13,7 +13,7 @@ pub struct Vocabulary {
 }
 
 impl Vocabulary {
-    pub fn of(lab: &dyn Lab) -> Self {
+    pub fn of(lab: &dyn Describe) -> Self {
         let experiments = lab.experiments();
         let mut parameters: Vec<String> = Vec::new();
         for p in experiments.iter().flat_map(|e| &e.parameters) {
@@ -61,7 +61,7 @@ pub struct Selection {
 impl Selection {
     /// The selection `words` make in `lab`; an unknown word is an error listing the lab's valid
     /// names by dimension.
-    pub fn parse(lab: &dyn Lab, words: &[String]) -> Result<Self, String> {
+    pub fn parse(lab: &dyn Describe, words: &[String]) -> Result<Self, String> {
         let vocabulary = Vocabulary::of(lab);
         let mut selection = Self::default();
         for word in words {
@@ -113,7 +113,7 @@ impl Selection {
 }
 
 /// Every (experiment, parameter) case of `lab` that `keep` accepts, in description order.
-pub fn cases(lab: &dyn Lab, keep: impl Fn(&Experiment, &Parameter) -> bool) -> Vec<BenchCase> {
+pub fn cases(lab: &dyn Describe, keep: impl Fn(&Experiment, &Parameter) -> bool) -> Vec<BenchCase> {
     lab.experiments()
         .iter()
         .flat_map(|e| {
@@ -127,7 +127,7 @@ pub fn cases(lab: &dyn Lab, keep: impl Fn(&Experiment, &Parameter) -> bool) -> V
 }
 
 /// Whether `id`'s row runs on one thread (false for an id of no case of `lab`).
-pub fn single_threaded(lab: &dyn Lab, id: &BenchId) -> bool {
+pub fn single_threaded(lab: &dyn Describe, id: &BenchId) -> bool {
     experiment(lab, &id.experiment)
         .ok()
         .and_then(|e| e.parameter(&id.parameter).map(|p| p.threads == 1))
@@ -135,13 +135,13 @@ pub fn single_threaded(lab: &dyn Lab, id: &BenchId) -> bool {
 }
 
 /// The cases whose instructions are counted, in the order the instruction bench numbers them.
-pub fn counted_cases_of(lab: &dyn Lab) -> Vec<BenchCase> {
+pub fn counted_cases_of(lab: &dyn Describe) -> Vec<BenchCase> {
     cases(lab, |e, p| e.is_timed() && p.counted)
 }
 
 /// Every id the wall-time stage measures: each timed case's implementations and the baseline's
 /// reference cells.
-pub fn timed_ids(lab: &dyn Lab) -> Vec<BenchId> {
+pub fn timed_ids(lab: &dyn Describe) -> Vec<BenchId> {
     let implementations = lab.implementations();
     let references = implementations
         .first()

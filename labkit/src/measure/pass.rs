@@ -445,7 +445,7 @@ mod tests {
         }
     }
 
-    impl Lab for CountingLab {
+    impl crate::lab::Describe for CountingLab {
         fn name(&self) -> &'static str {
             "counting"
         }
@@ -472,6 +472,9 @@ mod tests {
                 }]
             })
         }
+    }
+
+    impl Lab for CountingLab {
         fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
             Ok(Box::new(Hits))
         }

@@ -2,7 +2,9 @@
 //! anything else that reads a description.
 
 use crate::document::{Block, ChartSpec, Document, LabReport, Page};
-use crate::lab::{BenchCase, Described, Experiment, Kind, Lab, Parameter, Runner, Window, resolve};
+use crate::lab::{
+    BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Window, resolve,
+};
 use crate::record::{Metric, ResultSet};
 use crate::report::Row;
 use std::time::Duration;
@@ -40,28 +42,36 @@ impl Runner for Idle {
     }
 }
 
-impl Lab for TinyLab {
+impl Describe for TinyLab {
     fn name(&self) -> &'static str {
         self.name
     }
+
     fn package(&self) -> &'static str {
         "tiny-lab"
     }
+
     fn title(&self) -> &'static str {
         self.name
     }
+
     fn implementations(&self) -> Vec<&'static str> {
         self.implementations.to_vec()
     }
+
     fn cost_buckets(&self) -> crate::callgrind::Buckets {
         crate::callgrind::Buckets::parse(
             r#"{"buckets": [{"name": "the allocator", "patterns": ["malloc"]}], "rest": "the rest"}"#,
         )
         .expect("the fixture's buckets parse")
     }
+
     fn experiments(&self) -> &[Experiment] {
         self.experiments.get(tiny_experiments)
     }
+}
+
+impl Lab for TinyLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         resolve(self, implementation, case)?;
         Ok(Box::new(Idle))

@@ -57,7 +57,7 @@ macro_rules! registry_module_names {
 }
 
 /// A result set of `lab` holding `records`, as a report's tests build one.
-pub fn result_set(lab: &dyn Lab, records: Vec<Record>) -> ResultSet {
+pub fn result_set(lab: &dyn crate::lab::Describe, records: Vec<Record>) -> ResultSet {
     ResultSet {
         lab: lab.name().into(),
         mode: RunMode::Full,
@@ -169,7 +169,7 @@ pub fn registry_matches(lab: &'static dyn Lab, modules: &[&str]) {
 
 /// A full set: every timed id with passes of time, throughput and p99, every counted case with
 /// its counts, every retained case with its bytes; values differ by implementation.
-fn full_set(lab: &dyn Lab) -> ResultSet {
+fn full_set(lab: &dyn crate::lab::Describe) -> ResultSet {
     let factor = |id: &BenchId| 1.0 + id.implementation.len() as f64 / 10.0;
     let mut records = Vec::new();
     for id in timed_ids(lab) {
@@ -284,7 +284,7 @@ mod tests {
             }
         }
         struct Careless;
-        impl Lab for Careless {
+        impl crate::lab::Describe for Careless {
             fn name(&self) -> &'static str {
                 TINY.name()
             }
@@ -300,6 +300,8 @@ mod tests {
             fn experiments(&self) -> &[Experiment] {
                 TINY.experiments()
             }
+        }
+        impl Lab for Careless {
             fn open(
                 &self,
                 implementation: &str,

@@ -1,0 +1,3 @@
+fn main() {
+    labkit::measure::compare_main(&tiny_lab::LAB);
+}

@@ -1,0 +1,3 @@
+fn main() {
+    labkit::lab_binary::lab_main(&tiny_lab::LAB);
+}

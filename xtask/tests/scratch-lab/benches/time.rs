@@ -1,0 +1,3 @@
+fn main() {
+    labkit::measure::pass_main(&tiny_lab::LAB);
+}
