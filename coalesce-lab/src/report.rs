@@ -5,7 +5,7 @@
 use labkit::answers::Answers;
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
 use labkit::lab::Describe;
-use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::record::{Metric, Record, ResultSet};
 use labkit::report::Row;
 use labkit::targets::Targets;
 
@@ -28,7 +28,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     for r in set.records.iter().filter(|r| r.id.experiment == SCRAPE) {
         let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
         let derive = |experiment: &str, metric: Metric, value: f64| {
-            let id = BenchId::new(experiment, &r.id.implementation, &r.id.parameter);
+            let id = r.id.with_case(experiment, &r.id.parameter);
             Record::new(id, metric, value)
         };
         let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
@@ -41,7 +41,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                 let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
                 let record = match (&r.passes, &generations.passes) {
                     (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
-                        let id = BenchId::new(GENERATION, &r.id.implementation, &r.id.parameter);
+                        let id = r.id.with_case(GENERATION, &r.id.parameter);
                         let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
                         Record::from_passes(id, Metric::MeanNs, passes.collect())
                     }
@@ -187,6 +187,7 @@ impl LabReport for CoalesceLab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use labkit::record::BenchId;
 
     fn set(records: Vec<Record>) -> ResultSet {
         labkit::testing::result_set(&LAB, records)

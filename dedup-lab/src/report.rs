@@ -52,17 +52,13 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             && r.metric == Metric::RetainedBytes
             && let Ok(growth) = Growth::find(&r.id.parameter)
         {
-            let id = BenchId::new(
-                FOOTPRINT_PER_PRODUCER,
-                &r.id.implementation,
-                &r.id.parameter,
-            );
+            let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
             out.push(Record::new(id, r.metric, r.value / growth.kept as f64));
         }
         if r.id.experiment == PURGE_SWEEP && r.metric == Metric::LatencyP999Ns {
-            let alone = BenchId::new(BESIDE_INACTIVE, &r.id.implementation, &r.id.parameter);
+            let alone = r.id.with_case(BESIDE_INACTIVE, &r.id.parameter);
             if let Some(alone) = set.find(&alone, r.metric) {
-                let id = BenchId::new(PURGE_ADDED_TAIL, &r.id.implementation, &r.id.parameter);
+                let id = r.id.with_case(PURGE_ADDED_TAIL, &r.id.parameter);
                 out.push(Record::new(id, r.metric, r.value - alone.value));
             }
         }

@@ -16,7 +16,7 @@
 //!
 //! Records without passes but with intervals compare by interval overlap; exact counts by value.
 
-use crate::record::{BenchId, Interval, Metric, Record, ResultSet};
+use crate::record::{BenchId, Interval, Metric, Record, ResultSet, Role};
 use crate::stats::{binomial, pass_interval};
 
 /// The verdict of one candidate against the baseline.
@@ -102,12 +102,11 @@ pub fn same_within(twin_intervals: &[Interval]) -> Option<f64> {
 }
 
 /// The equivalence margin of a run from its records: [`same_within`] of the ns/op ratio
-/// intervals of `baseline`'s A/A twin (`twin`) on the rows `rows` picks (the lab's single-threaded rows,
+/// intervals of `baseline`'s A/A twin on the rows `rows` picks (the lab's single-threaded rows,
 /// whose resolution is the lab's; concurrent rows keep their own spread and are rarely `same`).
 pub fn run_margin(
     records: &[Record],
     baseline: &str,
-    twin: &str,
     rows: impl Fn(&BenchId) -> bool,
 ) -> Option<f64> {
     let ns = |id: &BenchId| {
@@ -117,7 +116,12 @@ pub fn run_margin(
     };
     let intervals: Vec<Interval> = records
         .iter()
-        .filter(|r| r.metric == Metric::NsPerOp && r.id.implementation == twin && rows(&r.id))
+        .filter(|r| {
+            r.metric == Metric::NsPerOp
+                && r.id.implementation == baseline
+                && r.id.role == Role::Twin
+                && rows(&r.id)
+        })
         .filter_map(|cell| {
             let base = ns(&BenchId::new(
                 &cell.id.experiment,

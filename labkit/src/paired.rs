@@ -2,7 +2,7 @@
 //! shared machine hits both sides alike, and the comparison is the distribution of per-pair
 //! ratios rather than two medians taken minutes apart.
 
-use crate::record::{BenchId, Metric, Record, RunMode};
+use crate::record::{BenchId, Metric, Record, Role, RunMode};
 use crate::stats::{MedianEstimate, median, median_estimate};
 
 /// Rounds per case and pairs per round. Each round measures fresh instances (new maps, or new
@@ -110,19 +110,10 @@ pub fn estimate_rounds(rounds: &[PairedSamples]) -> Option<PairedEstimate> {
     })
 }
 
-/// The id of the ratio record for B against A.
-pub fn ratio_implementation(a: &str, b: &str) -> String {
-    format!("{b}-vs-{a}")
-}
-
-/// The implementation name B's records carry: `b`, or its twin's (`<b>-again`) when A and B are
-/// the same implementation (an A/A run, which shows the noise floor).
-pub fn b_side_name(a: &str, b: &str) -> String {
-    if a == b {
-        crate::record::twin(b)
-    } else {
-        b.to_owned()
-    }
+/// The role B's records carry: B itself, or its A/A twin when A and B are the same
+/// implementation (an A/A run, which shows the noise floor).
+pub fn b_side_role(a: &str, b: &str) -> Role {
+    if a == b { Role::Twin } else { Role::Design }
 }
 
 /// Records for one paired case: each side's ns/op and the ratio B / A, all with their 95 %
@@ -134,19 +125,20 @@ pub fn paired_records(
     parameter: &str,
     estimate: &PairedEstimate,
 ) -> Vec<Record> {
-    let record = |implementation: &str, metric: Metric, e: &MedianEstimate| {
+    let record = |implementation: &str, role: Role, metric: Metric, e: &MedianEstimate| {
         Record::new(
-            BenchId::new(experiment, implementation, parameter),
+            BenchId::new(experiment, implementation, parameter).with_role(role),
             metric,
             e.median,
         )
         .with_interval(e.interval)
     };
     vec![
-        record(a, Metric::NsPerOp, &estimate.a),
-        record(&b_side_name(a, b), Metric::NsPerOp, &estimate.b),
+        record(a, Role::Design, Metric::NsPerOp, &estimate.a),
+        record(b, b_side_role(a, b), Metric::NsPerOp, &estimate.b),
         record(
-            &ratio_implementation(a, b),
+            b,
+            Role::RatioTo(a.to_owned()),
             Metric::PairedRatio,
             &estimate.ratio,
         ),

@@ -62,7 +62,9 @@ pub fn case_of(id: &BenchId) -> String {
 fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Record)> {
     let baselines: std::collections::HashMap<(&str, &str, Metric), &Record> = records
         .iter()
-        .filter(|r| TIMED.contains(&r.metric) && r.id.implementation == baseline)
+        .filter(|r| {
+            TIMED.contains(&r.metric) && r.id.implementation == baseline && r.id.is_design()
+        })
         .map(|r| {
             (
                 (r.id.experiment.as_str(), r.id.parameter.as_str(), r.metric),
@@ -74,7 +76,7 @@ fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Reco
         .iter()
         .filter(|r| {
             TIMED.contains(&r.metric)
-                && r.id.implementation != baseline
+                && !(r.id.implementation == baseline && r.id.is_design())
                 && !crate::record::is_floor(&r.id.implementation)
         })
         .filter_map(|cell| {
@@ -254,8 +256,9 @@ pub fn decidable_cells(
             continue;
         }
         let implementations = cells_by_case.entry(case_of(&cell.id)).or_default();
-        if !implementations.contains(&cell.id.implementation) {
-            implementations.push(cell.id.implementation.clone());
+        let name = cell.id.cell_name();
+        if !implementations.contains(&name) {
+            implementations.push(name);
         }
     }
     cells_by_case

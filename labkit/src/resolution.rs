@@ -5,7 +5,7 @@
 
 use crate::compare::{Comparison, Verdict, compare};
 use crate::record::{BenchId, Metric, RepeatOutcome, RepeatReason, ResultSet};
-use crate::record::{SLOWED_BY, slowed_twin, twin};
+use crate::record::{Role, SLOWED_BY};
 use crate::table::{Align, Table};
 
 /// Detection of one slowed twin over a group of rows.
@@ -31,13 +31,16 @@ pub fn detections(
     SLOWED_BY
         .iter()
         .map(|&percent| {
-            let name = slowed_twin(baseline, percent);
             let mut detection = Detection::default();
             let mut missed = Vec::new();
             for cell in set
                 .records
                 .iter()
-                .filter(|r| r.metric == Metric::NsPerOp && r.id.implementation == name)
+                .filter(|r| {
+                    r.metric == Metric::NsPerOp
+                        && r.id.implementation == baseline
+                        && r.id.role == Role::Slowed(percent)
+                })
                 .filter(|r| rows(&r.id))
             {
                 let base_id = BenchId::new(&cell.id.experiment, baseline, &cell.id.parameter);
@@ -118,11 +121,11 @@ pub fn power_text(
     {
         // The reason, measured: the slowed twin's passes and, beside it, the A/A twin's spread.
         let margin = set.timing.and_then(|t| t.same_within);
-        let again = twin(baseline);
         let listed: Vec<String> = missed
             .iter()
             .map(|(id, slowed)| {
-                let aa = BenchId::new(&id.experiment, &again, &id.parameter);
+                let aa =
+                    BenchId::new(&id.experiment, baseline, &id.parameter).with_role(Role::Twin);
                 let aa = set
                     .find(id, Metric::NsPerOp)
                     .zip(set.find(&aa, Metric::NsPerOp))

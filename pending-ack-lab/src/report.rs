@@ -94,7 +94,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         .filter(|r| r.id.experiment == FOOTPRINT && r.metric == Metric::RetainedBytes)
         .filter_map(|r| {
             let dataset = Dataset::find(&r.id.parameter).ok()?;
-            let id = BenchId::new(FOOTPRINT_PER_ENTRY, &r.id.implementation, dataset.name);
+            let id = r.id.with_case(FOOTPRINT_PER_ENTRY, dataset.name);
             Some(Record::new(id, r.metric, r.value / dataset.entries as f64))
         });
     let per_entry = set
@@ -111,11 +111,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                 &BenchId::new(&r.id.experiment, FLOOR, &r.id.parameter),
                 r.metric,
             )?;
-            let id = BenchId::new(
-                &net_per_entry(experiment),
-                &r.id.implementation,
-                dataset.name,
-            );
+            let id = r.id.with_case(&net_per_entry(experiment), dataset.name);
             Some(Record::new(
                 id,
                 r.metric,

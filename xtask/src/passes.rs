@@ -15,7 +15,6 @@ use labkit::passes::{
     case_argument, case_of, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
     replace_cases, steal_share,
 };
-use labkit::record::twin;
 use labkit::record::{
     BenchId, LinkOrder, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode, TimingMethod,
     combine_passes, load_records,
@@ -212,11 +211,8 @@ pub fn time_passes(
         }
         repeat_disturbed(&mut runner, &mut passes, &mut repeats)?;
         let baseline = lab.implementations()[0];
-        let margin = |records: &[Record]| {
-            run_margin(records, baseline, &twin(baseline), |id| {
-                single_threaded(lab, id)
-            })
-        };
+        let margin =
+            |records: &[Record]| run_margin(records, baseline, |id| single_threaded(lab, id));
         let extends = timing.extended_passes > timing.passes;
         let combined = combine_passes(&passes);
         // A repeat that replaces an outlier re-draws one disagreeing pass, which would raise
@@ -270,9 +266,7 @@ pub fn time_passes(
     })();
     let records = combine_passes(&passes);
     let baseline = lab.implementations()[0];
-    runner.method.same_within = run_margin(&records, baseline, &twin(baseline), |id| {
-        single_threaded(lab, id)
-    });
+    runner.method.same_within = run_margin(&records, baseline, |id| single_threaded(lab, id));
     TimedPasses {
         method: runner.method,
         ran,
@@ -285,8 +279,9 @@ pub fn time_passes(
 fn add_cells(decidable: &mut BTreeMap<String, Vec<String>>, cells: &[BenchId]) {
     for id in cells {
         let implementations = decidable.entry(case_of(id)).or_default();
-        if !implementations.contains(&id.implementation) {
-            implementations.push(id.implementation.clone());
+        let name = id.cell_name();
+        if !implementations.contains(&name) {
+            implementations.push(name);
         }
     }
 }

@@ -13,8 +13,7 @@
 use serde::Deserialize;
 
 use crate::compare::{Verdict, compare_in};
-use crate::record::twin;
-use crate::record::{BenchId, Metric, Record, ResultSet};
+use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
 

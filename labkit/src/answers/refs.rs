@@ -76,7 +76,7 @@ impl Ref {
                 .map(|s| (s.new / s.old - 1.0).abs())
                 .ok_or_else(|| "the claim has no figures".to_owned()),
             Self::AaSpread(metric, experiment, parameter) => {
-                let find = |i: &str| set.find(&BenchId::new(experiment, i, parameter), *metric);
+                let twin_of = |id: &BenchId| set.find(&id.with_role(Role::Twin), *metric);
                 let baseline = set
                     .records
                     .iter()
@@ -84,11 +84,11 @@ impl Ref {
                         r.metric == *metric
                             && r.id.experiment == *experiment
                             && r.id.parameter == *parameter
-                            && crate::record::twin_of(&r.id.implementation).is_none()
-                            && find(&twin(&r.id.implementation)).is_some()
+                            && r.id.is_design()
+                            && twin_of(&r.id).is_some()
                     })
                     .ok_or("no A/A twin measured on this row")?;
-                let twin_record = find(&twin(&baseline.id.implementation)).expect("found above");
+                let twin_record = twin_of(&baseline.id).expect("found above");
                 aa_spread(baseline, twin_record).ok_or_else(|| "the A/A twin has no passes".into())
             }
             Self::LabChange(metric, a, b) => {

@@ -2,7 +2,7 @@
 //! derives.
 
 use super::{BenchCase, Describe, Experiment, Parameter, experiment};
-use crate::record::{BenchId, measured_implementation, reference_cells};
+use crate::record::{BenchId, reference_roles};
 
 /// The names of a lab's three id dimensions, each in order and without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -105,9 +105,10 @@ impl Selection {
         Self::picks(&self.experiments, experiment) && Self::picks(&self.parameters, parameter)
     }
 
-    /// Whether `id` is selected; an A/A twin or a slowed twin goes with its implementation.
+    /// Whether `id` is selected; a reference cell (A/A twin, slowed twin) goes with its
+    /// implementation.
     pub fn selects(&self, id: &BenchId) -> bool {
-        self.selects_implementation(measured_implementation(&id.implementation))
+        self.selects_implementation(&id.implementation)
             && self.selects_case(&id.experiment, &id.parameter)
     }
 }
@@ -143,16 +144,19 @@ pub fn counted_cases_of(lab: &dyn Describe) -> Vec<BenchCase> {
 /// reference cells.
 pub fn timed_ids(lab: &dyn Describe) -> Vec<BenchId> {
     let implementations = lab.implementations();
-    let references = implementations
-        .first()
-        .map_or_else(Vec::new, |b| reference_cells(b));
     cases(lab, |e, _| e.is_timed())
         .iter()
         .flat_map(|case| {
+            let references = implementations.first().map_or_else(Vec::new, |b| {
+                reference_roles()
+                    .into_iter()
+                    .map(|role| case.id(b).with_role(role))
+                    .collect()
+            });
             implementations
                 .iter()
                 .map(|i| case.id(i))
-                .chain(references.iter().map(|t| case.id(t)))
+                .chain(references)
                 .collect::<Vec<_>>()
         })
         .collect()

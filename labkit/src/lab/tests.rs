@@ -1,9 +1,7 @@
 //! The description's tests, on the fixture lab.
 
 use super::*;
-use crate::record::{
-    measured_implementation, reference_cells, slowed_twin, slowed_twin_of, twin, twin_of,
-};
+use crate::record::{Role, reference_roles};
 use crate::testing::fixture::TINY;
 
 fn words(w: &[&str]) -> Vec<String> {
@@ -13,35 +11,12 @@ fn words(w: &[&str]) -> Vec<String> {
 #[test]
 fn selection_filters_each_dimension_and_lists_valid_names_by_dimension() {
     let s = Selection::parse(&TINY, &words(&["fast", "small"])).unwrap();
-    assert!(s.selects(&BenchId::new("op", "fast", "small")));
-    assert!(s.selects(&BenchId::new("cleanup", "fast", "small")));
-    assert!(!s.selects(&BenchId::new("op", "base", "small")));
-    assert!(!s.selects(&BenchId::new("op", "base-again", "small")));
-    let base = Selection::parse(&TINY, &words(&["base"])).unwrap();
-    assert!(
-        base.selects(&BenchId::new("op", "base-again", "small")),
-        "the twin goes with its implementation"
-    );
-    assert_eq!(
-        (twin("base"), twin_of("base-again"), twin_of("base")),
-        ("base-again".to_owned(), Some("base"), None)
-    );
-    assert!(
-        base.selects(&BenchId::new("op", "base-slowed-10", "small")),
-        "a slowed twin goes with its implementation"
-    );
-    assert_eq!(
-        (slowed_twin("base", 5), slowed_twin_of("base-slowed-5")),
-        ("base-slowed-5".to_owned(), Some(("base", 5)))
-    );
-    assert_eq!(slowed_twin_of("base-slowed-x"), None);
-    assert_eq!(measured_implementation("base-slowed-10"), "base");
-    assert_eq!(measured_implementation("fast"), "fast");
-    assert_eq!(
-        reference_cells("base"),
-        ["base-again", "base-slowed-5", "base-slowed-10"]
-    );
-    assert!(!s.selects(&BenchId::new("op", "fast", "shared-4")));
+    assert!(s.selects_implementation("fast") && !s.selects_implementation("base"));
+    assert!(s.selects_case("op", "small") && s.selects_case("cleanup", "small"));
+    assert!(!s.selects_case("op", "shared-4"));
+    let fast = BenchId::new("op", "fast", "small");
+    assert!(s.selects(&fast) && s.selects(&fast.with_role(Role::Twin)));
+    assert!(!s.selects(&BenchId::new("op", "base", "small").with_role(Role::Twin)));
     assert!(Selection::parse(&TINY, &[]).unwrap().is_everything());
     let err = Selection::parse(&TINY, &words(&["fast", "spin"])).unwrap_err();
     assert!(err.contains("`spin` in lab tiny"), "{err}");
@@ -51,6 +26,46 @@ fn selection_filters_each_dimension_and_lists_valid_names_by_dimension() {
         "{err}"
     );
     assert!(err.ends_with("parameters: small, shared-4, big"), "{err}");
+}
+
+#[test]
+fn an_ids_role_is_a_suffix_only_on_the_wire() {
+    let base = BenchId::new("op", "base", "small");
+    let spelled = [
+        (Role::Design, "op/base/small"),
+        (Role::Twin, "op/base-again/small"),
+        (Role::Slowed(10), "op/base-slowed-10/small"),
+        (Role::RatioTo("fast".into()), "op/base-vs-fast/small"),
+    ];
+    for (role, text) in spelled {
+        let id = base.with_role(role.clone());
+        assert_eq!(id.to_string(), text);
+        let read: BenchId = text.parse().unwrap();
+        assert_eq!((read.implementation.as_str(), &read.role), ("base", &role));
+        assert_eq!(read, id);
+    }
+    // A suffix that does not parse as a percentage is part of the name.
+    let odd: BenchId = "op/base-slowed-x/small".parse().unwrap();
+    assert_eq!(
+        (odd.implementation.as_str(), odd.role),
+        ("base-slowed-x", Role::Design)
+    );
+    assert_eq!(
+        reference_roles(),
+        [Role::Twin, Role::Slowed(5), Role::Slowed(10)]
+    );
+    // Ids sort as their text does, so result files keep their order.
+    let mut ids = [
+        base.with_role(Role::Slowed(5)),
+        BenchId::new("op", "base", "big"),
+        base.with_role(Role::Twin),
+        base.clone(),
+    ];
+    ids.sort();
+    let texts: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
+    let mut sorted = texts.clone();
+    sorted.sort();
+    assert_eq!(texts, sorted);
 }
 
 #[test]

@@ -16,7 +16,7 @@ mod metric;
 mod roles;
 
 pub use facts::{Facts, Quantity};
-pub use id::BenchId;
+pub use id::{BenchId, Role};
 pub use io::{combine_passes, emit_records, load_records, write_atomic};
 pub use metric::{EventName, Metric, PERCENTILES};
 pub use roles::*;

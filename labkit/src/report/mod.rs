@@ -5,7 +5,9 @@
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};
-use crate::record::{BenchId, FLOOR, Metric, PERCENTILES, Quantity, Record, ResultSet, is_floor};
+use crate::record::{
+    BenchId, FLOOR, Metric, PERCENTILES, Quantity, Record, ResultSet, Role, is_floor,
+};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
 /// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
@@ -182,25 +184,28 @@ pub fn comparison_table(
     implementations: &[&str],
 ) -> Table {
     let baseline = implementations[0];
-    let twin = crate::record::twin(baseline);
+    let id_of = |row: &Row, name: &str, role: &Role| {
+        BenchId::new(&row.experiment, name, &row.parameter).with_role(role.clone())
+    };
     let measured_twin = rows.iter().any(|row| {
-        set.find(
-            &BenchId::new(&row.experiment, &twin, &row.parameter),
-            metric,
-        )
-        .is_some()
+        set.find(&id_of(row, baseline, &Role::Twin), metric)
+            .is_some()
     });
-    let mut columns: Vec<&str> = vec![baseline];
+    let mut columns: Vec<(&str, Role)> = vec![(baseline, Role::Design)];
     if measured_twin {
-        columns.push(&twin);
+        columns.push((baseline, Role::Twin));
     }
-    columns.extend(&implementations[1..]);
+    columns.extend(
+        implementations[1..]
+            .iter()
+            .map(|name| (*name, Role::Design)),
+    );
     let mut table = Table::new().column("Case", Align::Left);
-    for name in &columns {
-        let header = if *name == baseline {
-            format!("{name} (baseline)")
-        } else if *name == twin {
+    for (name, role) in &columns {
+        let header = if *role == Role::Twin {
             format!("{baseline} again (A/A)")
+        } else if *name == baseline {
+            format!("{name} (baseline)")
         } else if is_floor(name) {
             format!("{name} (no work; not compared)")
         } else {
@@ -209,12 +214,11 @@ pub fn comparison_table(
         table = table.column(&header, Align::Right);
     }
     for row in rows {
-        let find =
-            |name: &str| set.find(&BenchId::new(&row.experiment, name, &row.parameter), metric);
-        let base = find(baseline);
+        let find = |name: &str, role: &Role| set.find(&id_of(row, name, role), metric);
+        let base = find(baseline, &Role::Design);
         // A design's own cost: its value less the harness floor's on this row. A median time
         // below the floor's says only that the two are within the run's noise of each other.
-        let floor = find(FLOOR).filter(|_| metric.facts().net_of_floor);
+        let floor = find(FLOOR, &Role::Design).filter(|_| metric.facts().net_of_floor);
         let net = |r: &Record| {
             floor.map_or(String::new(), |f| match r.value - f.value {
                 net if net < 0.0 => "<br>net: below the floor".to_owned(),
@@ -222,11 +226,14 @@ pub fn comparison_table(
             })
         };
         let mut cells = vec![row.label.clone()];
-        for name in &columns {
-            cells.push(match (find(name), base) {
+        for (name, role) in &columns {
+            let twin = *role == Role::Twin;
+            cells.push(match (find(name, role), base) {
                 (None, _) => "—".into(),
                 (Some(r), _) if is_floor(name) => cell(r),
-                (Some(r), _) if *name == baseline => format!("{}<br>1.00×{}", cell(r), net(r)),
+                (Some(r), _) if *name == baseline && !twin => {
+                    format!("{}<br>1.00×{}", cell(r), net(r))
+                }
                 (Some(r), None) => format!("{}{}", cell(r), net(r)),
                 (Some(r), Some(b)) => {
                     let c = compare_in(set, b, r);
@@ -238,7 +245,7 @@ pub fn comparison_table(
                     let interval = c.interval.map_or(String::new(), |i| {
                         format!(" [{:.2}–{:.2}]", i.lower, i.upper)
                     });
-                    let net = if *name == twin { String::new() } else { net(r) };
+                    let net = if twin { String::new() } else { net(r) };
                     if c.ratio.is_finite() {
                         format!(
                             "{}<br>{:.2}×{interval} {} {word}{agreement}{net}",
@@ -306,20 +313,19 @@ pub fn paired_table(
     b: &str,
     label: impl Fn(&BenchId) -> String,
 ) -> Table {
-    let ratio_name = crate::paired::ratio_implementation(a, b);
     let mut table = Table::new()
         .column("Case", Align::Left)
         .column(&format!("{a} (ns/op)"), Align::Right)
         .column(&format!("{b} (ns/op)"), Align::Right)
         .column("Change", Align::Right);
-    for ratio in set
-        .records
-        .iter()
-        .filter(|r| r.metric == Metric::PairedRatio && r.id.implementation == ratio_name)
-    {
-        let side = |name: &str| {
+    for ratio in set.records.iter().filter(|r| {
+        r.metric == Metric::PairedRatio
+            && r.id.implementation == b
+            && r.id.role == Role::RatioTo(a.to_owned())
+    }) {
+        let side = |name: &str, role: Role| {
             set.find(
-                &BenchId::new(&ratio.id.experiment, name, &ratio.id.parameter),
+                &BenchId::new(&ratio.id.experiment, name, &ratio.id.parameter).with_role(role),
                 Metric::NsPerOp,
             )
             .map_or_else(|| "—".to_owned(), cell)
@@ -343,8 +349,13 @@ pub fn paired_table(
             }
             None => percent(ratio.value),
         };
-        let b_side = crate::paired::b_side_name(a, b);
-        table.row(vec![label(&ratio.id), side(a), side(&b_side), change]);
+        let b_side = crate::paired::b_side_role(a, b);
+        table.row(vec![
+            label(&ratio.id),
+            side(a, Role::Design),
+            side(b, b_side),
+            change,
+        ]);
     }
     table
 }
@@ -364,17 +375,20 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
         table = table.column(&header, Align::Right);
     }
     table = table.column("operations recorded", Align::Right);
-    let twin = crate::record::twin(implementations[0]);
-    let names = std::iter::once(implementations[0])
-        .chain(std::iter::once(twin.as_str()))
-        .chain(implementations[1..].iter().copied());
-    for name in names {
-        let id = BenchId::new(&row.experiment, name, &row.parameter);
+    let baseline = BenchId::new(&row.experiment, implementations[0], &row.parameter);
+    let ids = std::iter::once(baseline.clone())
+        .chain(std::iter::once(baseline.with_role(Role::Twin)))
+        .chain(
+            implementations[1..]
+                .iter()
+                .map(|name| BenchId::new(&row.experiment, name, &row.parameter)),
+        );
+    for id in ids {
         let Some(histogram) = set.find(&id, Metric::LatencyHistogram) else {
             continue;
         };
         let count = histogram.value;
-        let mut cells = vec![name.to_owned()];
+        let mut cells = vec![id.cell_name()];
         for (metric, q) in PERCENTILES {
             let resolvable = q >= 1.0 || count * (1.0 - q) >= 1.0;
             cells.push(match set.find(&id, metric) {

@@ -5,8 +5,8 @@
 use crate::compare::{
     MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
 };
-use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet};
-use crate::record::{SLOWED_BY, is_floor, slowed_twin_of, twin};
+use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet, Role};
+use crate::record::{SLOWED_BY, is_floor};
 use crate::report::{fill, format_scaled};
 use crate::table::{Align, Table};
 
@@ -88,7 +88,6 @@ fn baseline_of<'a>(set: &'a ResultSet, baseline: &str, cell: &Record) -> Option<
 
 /// The verdict tallies, and how many cells were decided on added passes.
 fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
-    let twin = twin(baseline);
     let margin = set.timing.and_then(|t| t.same_within);
     let mut extended = 0;
     let mut table = Table::new()
@@ -120,17 +119,14 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
                 continue;
             };
             let name = cell.id.implementation.as_str();
-            let group = if name == twin {
-                0
-            } else if let Some((_, percent)) = slowed_twin_of(name) {
-                match SLOWED_BY.iter().position(|p| *p == percent) {
+            let group = match &cell.id.role {
+                Role::Twin if name == baseline => 0,
+                Role::Slowed(percent) => match SLOWED_BY.iter().position(|p| p == percent) {
                     Some(i) => 2 + i,
                     None => continue,
-                }
-            } else if name != baseline && !is_floor(name) {
-                1
-            } else {
-                continue;
+                },
+                Role::Design if name != baseline && !is_floor(name) => 1,
+                _ => continue,
             };
             groups[group].1.add(base, cell, margin);
         }
@@ -168,13 +164,11 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
 
 /// `candidate / baseline` of `metric` on `cell`'s case, when both were measured.
 fn model_ratio(set: &ResultSet, baseline: &str, cell: &BenchId, metric: Metric) -> Option<f64> {
-    let find = |implementation: &str| {
-        set.find(
-            &BenchId::new(&cell.experiment, implementation, &cell.parameter),
-            metric,
-        )
-    };
-    let (base, candidate) = (find(baseline)?, find(&cell.implementation)?);
+    let base = set.find(
+        &BenchId::new(&cell.experiment, baseline, &cell.parameter),
+        metric,
+    )?;
+    let candidate = set.find(cell, metric)?;
     (base.value > 0.0).then(|| candidate.value / base.value)
 }
 
@@ -301,7 +295,7 @@ pub fn verdict_section(
                 ),
             ),
             ("layout", layout.to_owned()),
-            ("twin", twin(baseline)),
+            ("twin", Role::Twin.cell_name(baseline)),
             ("rounds", method.rounds.to_string()),
             (
                 "sample",
@@ -376,11 +370,15 @@ pub fn rerun(
 ) -> Rerun {
     let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Same);
     let margin = |set: &ResultSet| set.timing.and_then(|t| t.same_within);
-    let twin = twin(baseline);
     let mut outcome = Rerun::default();
     for cell in first.records.iter().filter(|r| metrics.contains(&r.metric)) {
         let name = cell.id.implementation.as_str();
-        if name == baseline || slowed_twin_of(name).is_some() || is_floor(name) {
+        let candidate = match cell.id.role {
+            Role::Design => name != baseline && !is_floor(name),
+            Role::Twin => name == baseline,
+            Role::Slowed(_) | Role::RatioTo(_) => false,
+        };
+        if !candidate {
             continue;
         }
         let Some(base) = baseline_of(first, baseline, cell) else {
@@ -392,7 +390,7 @@ pub fn rerun(
             .zip(baseline_of(second, baseline, cell))
             .map(|(cell, base)| compare(base, cell, margin(second)));
         if metrics.first() == Some(&cell.metric)
-            && name != twin
+            && cell.id.role != Role::Twin
             && let Some(again) = again
             && c.agreement.is_some()
             && again.agreement.is_some()

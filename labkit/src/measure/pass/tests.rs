@@ -1,0 +1,207 @@
+//! One pass's sampling, on counting fixture labs.
+
+use super::*;
+use crate::lab::{Experiment, Kind};
+use crate::testing::fixture::TINY;
+
+/// One case of the tiny lab in a pass, as `pass_case` measures it.
+fn tiny_case(
+    selection: &Selection,
+    case: &str,
+    timing: &Timing,
+    placement: &mut Placement,
+    only: Option<&[String]>,
+) -> Vec<Record> {
+    let case: BenchCase = case.parse().unwrap();
+    pass_case(&TINY, selection, &case, timing, placement, only).unwrap()
+}
+
+#[test]
+fn a_pass_measures_every_selected_cell_and_the_reference_cells_once() {
+    let timing = Timing {
+        passes: 1,
+        extended_passes: 1,
+        rounds: 3,
+        sample: Duration::from_nanos(50),
+        profile_ops: 10,
+    };
+    let all = Selection::default();
+    let mut placement = Placement::new(7);
+    let records = tiny_case(&all, "op/small", &timing, &mut placement, None);
+    let ids: Vec<String> = records
+        .iter()
+        .filter(|r| r.metric == Metric::NsPerOp)
+        .map(|r| r.id.to_string())
+        .collect();
+    assert_eq!(ids.len(), 5, "{ids:?}");
+    for name in [
+        "op/base/small",
+        "op/fast/small",
+        "op/base-again/small",
+        "op/base-slowed-5/small",
+        "op/base-slowed-10/small",
+    ] {
+        assert!(ids.iter().any(|i| i == name), "{name} missing from {ids:?}");
+    }
+    let ns = |name: &str| {
+        records
+            .iter()
+            .find(|r| r.metric == Metric::NsPerOp && r.id.implementation == name)
+            .unwrap()
+            .value
+    };
+    for name in ["base", "fast", "base-again"] {
+        assert_eq!(ns(name), 1.0, "the idle runner reports 1 ns per op");
+    }
+    // The slowed twins spin at least their share of each sample on top of it.
+    assert!(ns("base-slowed-5") >= 1.05, "{}", ns("base-slowed-5"));
+    assert!(ns("base-slowed-10") >= 1.10, "{}", ns("base-slowed-10"));
+    let shared = tiny_case(&all, "op/shared-4", &timing, &mut placement, None);
+    let ops = shared
+        .iter()
+        .find(|r| r.metric == Metric::OpsPerSec)
+        .unwrap();
+    assert_eq!(ops.value, 4e9, "4 threads at 1 ns per op each");
+    let fast_only = Selection::parse(&TINY, &["fast".to_owned()]).unwrap();
+    let records = tiny_case(&fast_only, "cleanup/small", &timing, &mut placement, None);
+    assert_eq!(records.len(), 1, "no twin without the baseline");
+    let only = ["base-slowed-10".to_owned()];
+    let records = tiny_case(&all, "op/small", &timing, &mut placement, Some(&only));
+    let names: Vec<&str> = records
+        .iter()
+        .filter(|r| r.metric == Metric::NsPerOp)
+        .map(|r| r.id.implementation.as_str())
+        .collect();
+    assert_eq!(names.len(), 2, "the named cell and the baseline: {names:?}");
+    assert!(names.contains(&"base") && names.contains(&"base-slowed-10"));
+}
+
+/// A lab whose one operation takes 1 µs by its own account, records that as its latency and
+/// counts one `hit` per operation.
+struct CountingLab;
+
+static COUNTING: CountingLab = CountingLab;
+const HIT: EventName = EventName::new("hit");
+
+struct Hits;
+
+impl crate::lab::Runner for Hits {
+    fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        window.open();
+        if let Some(sink) = window.latencies() {
+            let mut recorder = sink.recorder();
+            for _ in 0..ops {
+                recorder.record(Duration::from_micros(1));
+            }
+        }
+        window.close();
+        window.count(HIT, ops);
+        Duration::from_micros(ops)
+    }
+}
+
+impl crate::lab::Describe for CountingLab {
+    fn name(&self) -> &'static str {
+        "counting"
+    }
+    fn package(&self) -> &'static str {
+        "counting-lab"
+    }
+    fn title(&self) -> &'static str {
+        "counting"
+    }
+    fn implementations(&self) -> Vec<&'static str> {
+        vec!["base"]
+    }
+    fn experiments(&self) -> &[Experiment] {
+        static DESCRIBED: crate::lab::Described = crate::lab::Described::new();
+        DESCRIBED.get(|| {
+            vec![Experiment {
+                latency: LatencyRecording::InTimedSamples,
+                ..Experiment::new(
+                    "op",
+                    "one op",
+                    Kind::Steady,
+                    vec![crate::lab::Parameter::new("one", "one", false)],
+                )
+            }]
+        })
+    }
+}
+
+impl Lab for CountingLab {
+    fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
+        Ok(Box::new(Hits))
+    }
+}
+
+#[test]
+fn a_pass_records_latencies_and_events_of_its_timed_samples() {
+    let timing = Timing {
+        passes: 1,
+        extended_passes: 1,
+        rounds: 4,
+        sample: Duration::from_micros(16),
+        profile_ops: 1,
+    };
+    let records = pass_case(
+        &COUNTING,
+        &Selection::default(),
+        &BenchCase::new("op", "one"),
+        &timing,
+        &mut Placement::new(1),
+        None,
+    )
+    .unwrap();
+    let find = |metric: Metric| {
+        records
+            .iter()
+            .find(|r| r.metric == metric && r.id.implementation == "base")
+            .unwrap_or_else(|| panic!("{metric:?} missing"))
+    };
+    let histogram = find(Metric::LatencyHistogram);
+    let recorded = histogram.histogram.as_ref().unwrap();
+    assert_eq!(recorded.count() as f64, histogram.value);
+    assert_eq!(
+        histogram.value,
+        4.0 * 16.0,
+        "every op of the four timed samples"
+    );
+    assert!((find(Metric::LatencyP99Ns).value - 1_000.0).abs() < 2.0);
+    assert_eq!(find(Metric::EventsPer100Ops(HIT)).value, 100.0);
+    assert!((find(Metric::EventsPerSec(HIT)).value - 1e6).abs() < 1.0);
+}
+
+#[test]
+fn placement_is_seeded_and_shuffles_are_permutations() {
+    let order = |seed| {
+        let mut items: Vec<u32> = (0..20).collect();
+        Placement::new(seed).shuffle(&mut items);
+        items
+    };
+    assert_eq!(order(1), order(1));
+    assert_ne!(order(1), order(2));
+    let mut sorted = order(3);
+    sorted.sort();
+    assert_eq!(sorted, (0..20).collect::<Vec<_>>());
+}
+
+#[test]
+fn a_case_draws_from_the_pass_seed_and_its_name_whatever_ran_before() {
+    let case = BenchCase::new("op", "small");
+    let order_after = |earlier_draws: usize, case: &BenchCase| {
+        let mut placement = Placement::new(9);
+        for _ in 0..earlier_draws {
+            placement.spacer();
+        }
+        placement.reseed_for(9, case);
+        let mut items: Vec<u32> = (0..20).collect();
+        placement.shuffle(&mut items);
+        items
+    };
+    assert_eq!(order_after(0, &case), order_after(5, &case));
+    assert_ne!(
+        order_after(0, &case),
+        order_after(0, &BenchCase::new("op", "big"))
+    );
+}
