@@ -14,43 +14,32 @@ use crate::lab::{
 use crate::load::{Load, LoadGenerator, Plan};
 use crate::server::Server;
 use crate::workload::Scenario;
-use crate::{Generator, ImplementationVisitor, MetricsEndpoint, visit_implementation};
+use crate::{Generator, ImplementationBuilder, MetricsEndpoint, build_implementation};
 
 /// `implementation` behind a server started for `scenario`, with a load generator connected.
 pub(crate) fn open(implementation: &str, scenario: Scenario) -> Result<Box<dyn Runner>, String> {
-    let mut open = Open {
-        scenario,
-        runner: None,
-    };
-    visit_implementation(implementation, &mut open)?;
-    open.runner
-        .ok_or_else(|| format!("{implementation}: nothing opened"))?
+    build_implementation(implementation, &mut Open(scenario))?
 }
 
-/// Opens a runner of whichever design it visits.
-struct Open {
-    scenario: Scenario,
-    runner: Option<Result<Box<dyn Runner>, String>>,
-}
+/// Opens a runner of the design it is built for.
+struct Open(Scenario);
 
-impl ImplementationVisitor for Open {
-    fn visit<E: MetricsEndpoint>(&mut self) {
-        let scenario = self.scenario;
-        self.runner = Some(
-            Server::start::<E>(
-                Arc::new(Generator::new(scenario.broker())),
-                Some(scenario.timeout),
-            )
-            .map_err(|e| format!("cannot start the server: {e}"))
-            .and_then(|server| {
-                let load = LoadGenerator::new(server.addr())?;
-                Ok(Box::new(Scrapes {
-                    server,
-                    load,
-                    scenario,
-                }) as Box<dyn Runner>)
-            }),
-        );
+impl ImplementationBuilder for Open {
+    type Output = Result<Box<dyn Runner>, String>;
+
+    fn build<E: MetricsEndpoint>(&mut self) -> Self::Output {
+        let scenario = self.0;
+        let server = Server::start::<E>(
+            Arc::new(Generator::new(scenario.broker())),
+            Some(scenario.timeout),
+        )
+        .map_err(|e| format!("cannot start the server: {e}"))?;
+        let load = LoadGenerator::new(server.addr())?;
+        Ok(Box::new(Scrapes {
+            server,
+            load,
+            scenario,
+        }))
     }
 }
 

@@ -7,7 +7,7 @@ use labkit::lab::{Runner, Window};
 use crate::churn::{Churn, PurgeSweep};
 use crate::lab::{Growth, LOST_RACES};
 use crate::workload::{Ids, Shape, Worker, run_window};
-use crate::{ImplementationVisitor, SequenceBatch, SequenceDedup, visit_implementation};
+use crate::{ImplementationBuilder, SequenceBatch, SequenceDedup, build_implementation};
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
@@ -20,24 +20,17 @@ pub(crate) enum Target {
 
 /// `implementation` prepared for `target`.
 pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runner>, String> {
-    let mut open = Open {
-        target,
-        runner: None,
-    };
-    visit_implementation(implementation, &mut open)?;
-    open.runner
-        .ok_or_else(|| format!("{implementation}: nothing opened"))
+    build_implementation(implementation, &mut Open(target))
 }
 
-/// Opens a runner of whichever implementation it visits.
-struct Open {
-    target: Target,
-    runner: Option<Box<dyn Runner>>,
-}
+/// Opens a runner of the implementation it is built for.
+struct Open(Target);
 
-impl ImplementationVisitor for Open {
-    fn visit<D: SequenceDedup>(&mut self) {
-        self.runner = Some(match self.target {
+impl ImplementationBuilder for Open {
+    type Output = Box<dyn Runner>;
+
+    fn build<D: SequenceDedup>(&mut self) -> Box<dyn Runner> {
+        match self.0 {
             Target::Admission(shape, ids) => {
                 let dedup = D::default();
                 let workers = shape.prepare_ids(&dedup, ids);
@@ -49,7 +42,7 @@ impl ImplementationVisitor for Open {
                 growth,
                 built: None,
             }),
-        });
+        }
     }
 }
 

@@ -10,6 +10,9 @@
 /// - `for_each_implementation(&mut visitor)`, in list order (baseline first);
 /// - `implementation_names()`;
 /// - `visit_implementation(name, &mut visitor)`, an error listing the valid names when unknown;
+/// - `trait ImplementationBuilder { type Output; fn build<D: Trait>(&mut self) -> Self::Output; }`
+///   and `build_implementation(name, &mut builder)`: what a lab opens for a case, built from the
+///   implementation a name names;
 /// - `measured_names()`: the names every measurement iterates, the designs and then the harness
 ///   floor when the list ends with `; floor module => Type` (a reference implementation that does
 ///   no work behind the trait: measured like a design, but never visited by
@@ -46,6 +49,14 @@
 /// for_each_implementation(&mut named);
 /// visit_implementation("harness-floor", &mut named).unwrap();
 /// assert_eq!(named.0, ["fast-path", "harness-floor"]);
+/// struct Name;
+/// impl ImplementationBuilder for Name {
+///     type Output = &'static str;
+///     fn build<D: Design>(&mut self) -> &'static str { D::NAME }
+/// }
+/// assert_eq!(build_implementation("fast-path", &mut Name), Ok("fast-path"));
+/// let unknown = build_implementation("slow", &mut Name).unwrap_err();
+/// assert_eq!(unknown, "unknown implementation `slow`; valid: fast-path, harness-floor");
 /// ```
 ///
 /// ```compile_fail
@@ -100,28 +111,48 @@ macro_rules! implementation_registry {
             vec![$(<$ty as $lab_trait>::NAME,)* $(<$floor as $lab_trait>::NAME)?]
         }
 
-        /// Visits the one implementation (or the harness floor) called `name`; an unknown name is
-        /// an error that lists the valid ones.
-        pub fn visit_implementation(
+        /// Builds something from one implementation type: what a lab opens for a case.
+        pub trait ImplementationBuilder {
+            type Output;
+            fn build<D: $lab_trait>(&mut self) -> Self::Output;
+        }
+
+        /// What `builder` builds from the one implementation (or the harness floor) called
+        /// `name`; an unknown name is an error that lists the valid ones.
+        pub fn build_implementation<B: ImplementationBuilder>(
             name: &str,
-            visitor: &mut impl ImplementationVisitor,
-        ) -> Result<(), String> {
+            builder: &mut B,
+        ) -> Result<B::Output, String> {
             $(
                 if <$ty as $lab_trait>::NAME == name {
-                    visitor.visit::<$ty>();
-                    return Ok(());
+                    return Ok(builder.build::<$ty>());
                 }
             )*
             $(
                 if <$floor as $lab_trait>::NAME == name {
-                    visitor.visit::<$floor>();
-                    return Ok(());
+                    return Ok(builder.build::<$floor>());
                 }
             )?
             Err(format!(
                 "unknown implementation `{name}`; valid: {}",
                 measured_names().join(", ")
             ))
+        }
+
+        /// Visits the one implementation (or the harness floor) called `name`; an unknown name is
+        /// an error that lists the valid ones.
+        pub fn visit_implementation(
+            name: &str,
+            visitor: &mut impl ImplementationVisitor,
+        ) -> Result<(), String> {
+            struct Visit<'a, V>(&'a mut V);
+            impl<V: ImplementationVisitor> ImplementationBuilder for Visit<'_, V> {
+                type Output = ();
+                fn build<D: $lab_trait>(&mut self) {
+                    self.0.visit::<D>()
+                }
+            }
+            build_implementation(name, &mut Visit(visitor))
         }
     };
 }

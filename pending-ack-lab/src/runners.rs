@@ -7,7 +7,7 @@ use labkit::lab::{Runner, Window};
 
 use crate::concurrent::Shape;
 use crate::workload::{Dataset, Experiment, RetainedCase, Workload};
-use crate::{ImplementationVisitor, PendingAcks, visit_implementation};
+use crate::{ImplementationBuilder, PendingAcks, build_implementation};
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
@@ -20,24 +20,17 @@ pub(crate) enum Target {
 
 /// `implementation` prepared for `target`.
 pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runner>, String> {
-    let mut open = Open {
-        target,
-        runner: None,
-    };
-    visit_implementation(implementation, &mut open)?;
-    open.runner
-        .ok_or_else(|| format!("{implementation}: nothing opened"))
+    build_implementation(implementation, &mut Open(target))
 }
 
-/// Opens a runner of whichever implementation it visits.
-struct Open {
-    target: Target,
-    runner: Option<Box<dyn Runner>>,
-}
+/// Opens a runner of the implementation it is built for.
+struct Open(Target);
 
-impl ImplementationVisitor for Open {
-    fn visit<M: PendingAcks>(&mut self) {
-        self.runner = Some(match self.target {
+impl ImplementationBuilder for Open {
+    type Output = Box<dyn Runner>;
+
+    fn build<M: PendingAcks>(&mut self) -> Box<dyn Runner> {
+        match self.0 {
             Target::Timed(experiment, dataset) => {
                 let mut workload = Workload::<M>::prepare(experiment, dataset);
                 black_box(workload.run(Workload::<M>::warm_up_ops(experiment, dataset)));
@@ -56,7 +49,7 @@ impl ImplementationVisitor for Open {
                 build: Box::new(move || case.build()),
                 built: None,
             }),
-        });
+        }
     }
 }
 
