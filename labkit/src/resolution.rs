@@ -280,9 +280,9 @@ mod tests {
     use super::*;
     use crate::record::{PassRepeat, Record, RepeatedCell};
 
-    fn passes(implementation: &str, parameter: &str, values: &[f64]) -> Record {
+    fn passes(cell: &str, parameter: &str, values: &[f64]) -> Record {
         Record::from_passes(
-            BenchId::new("op", implementation, parameter),
+            BenchId::spelled("op", cell, parameter),
             Metric::NsPerOp,
             values.to_vec(),
         )

@@ -54,7 +54,8 @@ fn an_ids_role_is_a_suffix_only_on_the_wire() {
         reference_roles(),
         [Role::Twin, Role::Slowed(5), Role::Slowed(10)]
     );
-    // Ids sort as their text does, so result files keep their order.
+    // Ids sort by experiment, implementation part as spelled, parameter: result files keep
+    // their order.
     let mut ids = [
         base.with_role(Role::Slowed(5)),
         BenchId::new("op", "base", "big"),
@@ -63,9 +64,15 @@ fn an_ids_role_is_a_suffix_only_on_the_wire() {
     ];
     ids.sort();
     let texts: Vec<String> = ids.iter().map(|i| i.to_string()).collect();
-    let mut sorted = texts.clone();
-    sorted.sort();
-    assert_eq!(texts, sorted);
+    assert_eq!(
+        texts,
+        [
+            "op/base/big",
+            "op/base/small",
+            "op/base-again/small",
+            "op/base-slowed-5/small"
+        ]
+    );
 }
 
 #[test]
@@ -76,8 +83,8 @@ fn counts_and_ids_derive_from_the_description() {
         "two timed experiments, three cases, two implementations, the A/A twin and two \
          slowed twins"
     );
-    assert!(timed_ids(&TINY).contains(&BenchId::new("op", "base-slowed-5", "small")));
-    assert!(timed_ids(&TINY).contains(&BenchId::new("op", "base-again", "small")));
+    assert!(timed_ids(&TINY).contains(&BenchId::spelled("op", "base-slowed-5", "small")));
+    assert!(timed_ids(&TINY).contains(&BenchId::spelled("op", "base-again", "small")));
     assert_eq!(
         counted_cases_of(&TINY),
         [

@@ -78,6 +78,13 @@ impl BenchId {
         }
     }
 
+    /// The id whose implementation part is spelled `cell` on the wire (`base-again` is `base`'s
+    /// A/A twin).
+    pub fn spelled(experiment: &str, cell: &str, parameter: &str) -> Self {
+        let (implementation, role) = Role::parse(cell);
+        Self::new(experiment, implementation, parameter).with_role(role)
+    }
+
     /// The same implementation and case in `role`.
     pub fn with_role(&self, role: Role) -> Self {
         Self {
@@ -107,7 +114,8 @@ impl BenchId {
     }
 }
 
-/// In the order of the ids' text, as result files and appendices list them.
+/// By experiment, then the implementation part as spelled (role suffix included), then parameter:
+/// the order result files and appendices have always listed ids in.
 impl Ord for BenchId {
     fn cmp(&self, other: &Self) -> std::cmp::Ordering {
         (&self.experiment, self.cell_name(), &self.parameter).cmp(&(
@@ -142,8 +150,7 @@ impl FromStr for BenchId {
         let parts: Vec<&str> = s.split('/').collect();
         match parts.as_slice() {
             [e, i, p] if !e.is_empty() && !i.is_empty() && !p.is_empty() => {
-                let (implementation, role) = Role::parse(i);
-                Ok(Self::new(e, implementation, p).with_role(role))
+                Ok(Self::spelled(e, i, p))
             }
             _ => Err(format!(
                 "bench id `{s}` is not of the form <experiment>/<implementation>/<parameter>"

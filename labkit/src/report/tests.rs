@@ -95,9 +95,9 @@ fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
 
 #[test]
 fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
-    let passes = |implementation: &str, values: &[f64]| {
+    let passes = |cell: &str, values: &[f64]| {
         Record::from_passes(
-            BenchId::new("admission", implementation, "single"),
+            BenchId::spelled("admission", cell, "single"),
             Metric::NsPerOp,
             values.to_vec(),
         )

@@ -2,16 +2,17 @@
 
 use crate::record::{BenchId, Metric, Record};
 
-/// `op/{implementation}/small` in ns/op, one value per pass.
-pub fn passes(implementation: &str, values: &[f64]) -> Record {
+/// `op/{cell}/small` in ns/op, one value per pass (`cell` as ids spell it: `base-again` is the
+/// A/A twin).
+pub fn passes(cell: &str, values: &[f64]) -> Record {
     Record::from_passes(
-        BenchId::new("op", implementation, "small"),
+        BenchId::spelled("op", cell, "small"),
         Metric::NsPerOp,
         values.to_vec(),
     )
 }
 
-/// `op/{implementation}/small`: one exact `metric` value.
-pub fn count(implementation: &str, metric: Metric, value: f64) -> Record {
-    Record::new(BenchId::new("op", implementation, "small"), metric, value)
+/// `op/{cell}/small`: one exact `metric` value.
+pub fn count(cell: &str, metric: Metric, value: f64) -> Record {
+    Record::new(BenchId::spelled("op", cell, "small"), metric, value)
 }
