@@ -4,8 +4,8 @@
 use std::time::Duration;
 
 use labkit::lab::{
-    BenchCase, Describe, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing,
-    resolve,
+    BenchCase, Describe, Described, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner,
+    Timing, Typed,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 
@@ -40,6 +40,28 @@ fn scenario_parameter(scenario: &Scenario) -> Parameter {
     }
 }
 
+static DESCRIBED: Described<Scenario> = Described::new(experiments);
+
+fn experiments() -> Vec<Typed<Scenario>> {
+    vec![
+        Experiment {
+            // Every sample starts its own server: a backlog one design left behind (an unbounded
+            // queue still generating for clients that gave up) cannot slow the next sample.
+            fresh_per_sample: true,
+            latency: LatencyRecording::InTimedSamples,
+            throughput: true,
+            process_costs: true,
+            profile_warm_up: PROFILE_WARM_UP,
+            ..Experiment::of(
+                SCRAPE,
+                "one GET /metrics answered (or refused, or given up on) under load",
+                Kind::Steady,
+            )
+        }
+        .on(scenarios().into_iter().map(|s| (scenario_parameter(&s), s))),
+    ]
+}
+
 impl Describe for CoalesceLab {
     fn name(&self) -> &'static str {
         "coalesce"
@@ -58,24 +80,7 @@ impl Describe for CoalesceLab {
     }
 
     fn experiments(&self) -> &[Experiment] {
-        static DESCRIBED: labkit::lab::Described = labkit::lab::Described::new();
-        DESCRIBED.get(|| {
-            vec![Experiment {
-                // Every sample starts its own server: a backlog one design left behind (an unbounded
-                // queue still generating for clients that gave up) cannot slow the next sample.
-                fresh_per_sample: true,
-                latency: LatencyRecording::InTimedSamples,
-                throughput: true,
-                process_costs: true,
-                profile_warm_up: PROFILE_WARM_UP,
-                ..Experiment::new(
-                    SCRAPE,
-                    "one GET /metrics answered (or refused, or given up on) under load",
-                    Kind::Steady,
-                    scenarios().iter().map(scenario_parameter).collect(),
-                )
-            }]
-        })
+        DESCRIBED.experiments()
     }
 
     // A sample is a load run: one per cell and pass, long enough for many requests. A quick run
@@ -101,8 +106,8 @@ impl Describe for CoalesceLab {
 
 impl Lab for CoalesceLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let (_, parameter) = resolve(self, implementation, case)?;
-        crate::runners::open(implementation, Scenario::parse(&parameter.name)?)
+        let scenario = DESCRIBED.case(self, implementation, case)?;
+        crate::runners::open(implementation, *scenario)
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {

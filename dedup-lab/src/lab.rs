@@ -3,8 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Describe, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner, Timing,
-    resolve,
+    BenchCase, Describe, Described, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner,
+    Timing, Typed,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 use labkit::table::format_count;
@@ -121,6 +121,113 @@ fn shape_parameter(shape: Shape) -> Parameter {
     }
 }
 
+static DESCRIBED: Described<Target> = Described::new(experiments);
+
+fn experiments() -> Vec<Typed<Target>> {
+    let admission = Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        // Each sample admits on a fresh deduplicator with freshly connected producers.
+        fresh_per_sample: true,
+        ..Experiment::of(
+            ADMISSION,
+            "one admission check (NotDup, Dup or Unknown) of a producer's next sequence id",
+            Kind::Steady,
+        )
+    }
+    .on(SHAPES
+        .into_iter()
+        .map(|s| (shape_parameter(s), Target::Admission(s, Ids::Sequence))));
+    let replicated = Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        fresh_per_sample: true,
+        ..Experiment::of(
+            REPLICATED_ADMISSION,
+            "one admission check (NotDup, Dup or Unknown) of a replicated message by its \
+             (ledger, entry) source position",
+            Kind::Steady,
+        )
+    }
+    .on(SHAPES
+        .into_iter()
+        .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
+        .map(|s| (shape_parameter(s), Target::Admission(s, Ids::Replicated))));
+    let churn = Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        latency: LatencyRecording::ExtraSample,
+        throughput: true,
+        ..Experiment::of(
+            CHURN,
+            &format!(
+                "one admission of a live producer's next id while, once per {} admissions, a new \
+                 producer connects, the previous one reconnects with overlap and the one inactive \
+                 for {} steps is purged",
+                format_count(CHURN_EVERY),
+                format_count(KEPT_INACTIVE)
+            ),
+            Kind::Steady,
+        )
+    }
+    .on(CHURN_PUBLISHERS.iter().map(|&n| {
+        let publishers = if n == 1 {
+            "1 publishing thread".to_owned()
+        } else {
+            format!("{n} publishing threads")
+        };
+        let label =
+            format!("{publishers}, {LIVE_PER_PUBLISHER} producers per thread, and the churner");
+        let parameter = Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n);
+        (parameter, Target::Churn(n))
+    }));
+    let inactive = format!(
+        "{} inactive producers, {LIVE_PER_PUBLISHER} live ones on one publisher",
+        format_count(INACTIVE as u64)
+    );
+    let beside_inactive = Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        latency: LatencyRecording::ExtraSample,
+        ..Experiment::of(
+            BESIDE_INACTIVE,
+            "one admission of a live producer's next id beside inactive producers, nothing purged",
+            Kind::Steady,
+        )
+    }
+    .on([(
+        Parameter::new(INACTIVE_PARAMETER, &inactive, false),
+        Target::Purge { purging: false },
+    )]);
+    let purge_sweep = Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        latency: LatencyRecording::ExtraSample,
+        ..Experiment::of(
+            PURGE_SWEEP,
+            "one sweep purging every inactive producer while the publisher admits (the latencies \
+             are the publisher's admissions during the sweeps)",
+            Kind::OneShot,
+        )
+    }
+    .on([(
+        Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1),
+        Target::Purge { purging: true },
+    )]);
+    let footprint = Experiment::of(
+        FOOTPRINT,
+        "heap retained after one message from each of n producers",
+        Kind::Retained,
+    )
+    .on(GROWTH.iter().map(|&g| {
+        let parameter = Parameter::new(&g.name(), &g.label(), false);
+        (parameter, Target::Footprint(g))
+    }));
+    vec![
+        admission,
+        replicated,
+        churn,
+        beside_inactive,
+        purge_sweep,
+        footprint,
+    ]
+}
+
 impl Describe for DedupLab {
     fn name(&self) -> &'static str {
         "dedup"
@@ -139,109 +246,7 @@ impl Describe for DedupLab {
     }
 
     fn experiments(&self) -> &[Experiment] {
-        static DESCRIBED: labkit::lab::Described = labkit::lab::Described::new();
-        DESCRIBED.get(|| {
-            let admission = Experiment {
-                window_warm_up: WINDOW_WARM_UP,
-                // Each sample admits on a fresh deduplicator with freshly connected producers.
-                fresh_per_sample: true,
-                ..Experiment::new(
-                    ADMISSION,
-                    "one admission check (NotDup, Dup or Unknown) of a producer's next sequence id",
-                    Kind::Steady,
-                    SHAPES.into_iter().map(shape_parameter).collect(),
-                )
-            };
-            let replicated = Experiment {
-                window_warm_up: WINDOW_WARM_UP,
-                fresh_per_sample: true,
-                ..Experiment::new(
-                    REPLICATED_ADMISSION,
-                    "one admission check (NotDup, Dup or Unknown) of a replicated message by its \
-                     (ledger, entry) source position",
-                    Kind::Steady,
-                    SHAPES
-                        .into_iter()
-                        .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
-                        .map(shape_parameter)
-                        .collect(),
-                )
-            };
-            let churn = Experiment {
-                window_warm_up: WINDOW_WARM_UP,
-                latency: LatencyRecording::ExtraSample,
-                throughput: true,
-                ..Experiment::new(
-                    CHURN,
-                    &format!(
-                        "one admission of a live producer's next id while, once per {} admissions, a \
-                         new producer connects, the previous one reconnects with overlap and the one \
-                         inactive for {} steps is purged",
-                        format_count(CHURN_EVERY),
-                        format_count(KEPT_INACTIVE)
-                    ),
-                    Kind::Steady,
-                    CHURN_PUBLISHERS
-                        .iter()
-                        .map(|&n| {
-                            let publishers = if n == 1 {
-                                "1 publishing thread".to_owned()
-                            } else {
-                                format!("{n} publishing threads")
-                            };
-                            let label = format!(
-                                "{publishers}, {LIVE_PER_PUBLISHER} producers per thread, and the \
-                                 churner"
-                            );
-                            Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n)
-                        })
-                        .collect(),
-                )
-            };
-            let inactive = format!(
-                "{} inactive producers, {LIVE_PER_PUBLISHER} live ones on one publisher",
-                format_count(INACTIVE as u64)
-            );
-            let beside_inactive = Experiment {
-                window_warm_up: WINDOW_WARM_UP,
-                latency: LatencyRecording::ExtraSample,
-                ..Experiment::new(
-                    BESIDE_INACTIVE,
-                    "one admission of a live producer's next id beside inactive producers, nothing \
-                     purged",
-                    Kind::Steady,
-                    vec![Parameter::new(INACTIVE_PARAMETER, &inactive, false)],
-                )
-            };
-            let purge_sweep = Experiment {
-                window_warm_up: WINDOW_WARM_UP,
-                latency: LatencyRecording::ExtraSample,
-                ..Experiment::new(
-                    PURGE_SWEEP,
-                    "one sweep purging every inactive producer while the publisher admits (the \
-                     latencies are the publisher's admissions during the sweeps)",
-                    Kind::OneShot,
-                    vec![Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1)],
-                )
-            };
-            let footprint = Experiment::new(
-                FOOTPRINT,
-                "heap retained after one message from each of n producers",
-                Kind::Retained,
-                GROWTH
-                    .iter()
-                    .map(|g| Parameter::new(&g.name(), &g.label(), false))
-                    .collect(),
-            );
-            vec![
-                admission,
-                replicated,
-                churn,
-                beside_inactive,
-                purge_sweep,
-                footprint,
-            ]
-        })
+        DESCRIBED.experiments()
     }
 
     // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
@@ -264,17 +269,7 @@ impl Describe for DedupLab {
 
 impl Lab for DedupLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let (experiment, parameter) = resolve(self, implementation, case)?;
-        let target = match experiment.name {
-            ADMISSION => Target::Admission(Shape::parse(&parameter.name)?, Ids::Sequence),
-            REPLICATED_ADMISSION => {
-                Target::Admission(Shape::parse(&parameter.name)?, Ids::Replicated)
-            }
-            CHURN => Target::Churn(parameter.workers),
-            BESIDE_INACTIVE => Target::Purge { purging: false },
-            PURGE_SWEEP => Target::Purge { purging: true },
-            _ => Target::Footprint(Growth::find(&parameter.name)?),
-        };
+        let target = *DESCRIBED.case(self, implementation, case)?;
         crate::runners::open(implementation, target)
     }
 

@@ -3,8 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Describe, Experiment as Described, Kind, Lab, LatencyRecording, Parameter, Runner,
-    resolve,
+    BenchCase, Describe, Described, Experiment as Description, Kind, Lab, LatencyRecording,
+    Parameter, Runner, Typed,
 };
 use labkit::record::{Record, ResultSet};
 
@@ -26,21 +26,19 @@ const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 
 /// A concurrent shape on its datasets: aggregate throughput, and the latencies the shape times
 /// (acks, or adds) recorded in one extra sample per cell and pass.
-fn shape_experiment(shape: &Shape) -> Described {
-    let parameters = SHAPE_DATASETS
-        .iter()
-        .map(|name| {
-            let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
-            // The threads share one count of operations: one op is one entry's whole cycle.
-            Parameter::threaded(name, &dataset.label(), shape.threads(), 1)
-        })
-        .collect();
-    Described {
+fn shape_experiment(shape: Shape) -> Typed<Target> {
+    Description {
         latency: LatencyRecording::ExtraSample,
         throughput: true,
         footprint_at_end: true,
-        ..Described::new(shape.name, shape.description, Kind::Steady, parameters)
+        ..Description::of(shape.name, shape.description, Kind::Steady)
     }
+    .on(SHAPE_DATASETS.iter().map(|name| {
+        let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
+        // The threads share one count of operations: one op is one entry's whole cycle.
+        let parameter = Parameter::threaded(name, &dataset.label(), shape.threads(), 1);
+        (parameter, Target::Shared(shape, dataset))
+    }))
 }
 
 fn dataset_parameter(dataset: &Dataset) -> Parameter {
@@ -49,6 +47,59 @@ fn dataset_parameter(dataset: &Dataset) -> Parameter {
         &dataset.label(),
         COUNTED_DATASETS.contains(&dataset.name),
     )
+}
+
+static DESCRIBED: Described<Target> = Described::new(experiments);
+
+fn experiments() -> Vec<Typed<Target>> {
+    let mut experiments: Vec<Typed<Target>> = Experiment::ALL
+        .into_iter()
+        .map(|e| {
+            let kind = if e.is_one_shot() {
+                Kind::OneShot
+            } else {
+                Kind::Steady
+            };
+            Description {
+                max_ops: e.max_ops(),
+                ..Description::of(e.name(), e.description(), kind)
+            }
+            .on(e
+                .datasets()
+                .into_iter()
+                .map(|d| (dataset_parameter(&d), Target::Timed(e, d))))
+        })
+        .collect();
+    experiments.extend(SHAPES.into_iter().map(shape_experiment));
+    experiments.push(
+        Description::of(
+            FOOTPRINT,
+            "heap retained by a map holding the whole dataset",
+            Kind::Retained,
+        )
+        .on(DATASETS.into_iter().map(|d| {
+            let parameter = Parameter::new(d.name, &d.label(), false);
+            (parameter, Target::Footprint(d))
+        })),
+    );
+    experiments.push(
+        Description::of(
+            RETAINED_CAPACITY,
+            "heap left after a peak dataset is cleaned up by remove_all_up_to",
+            Kind::Retained,
+        )
+        .on(RETAINED_CASES.into_iter().map(|c| {
+            let label = format!(
+                "peak `{}`, `remove_all_up_to` keeping {}",
+                c.dataset, c.keep
+            );
+            (
+                Parameter::new(c.name, &label, false),
+                Target::RetainedCapacity(c),
+            )
+        })),
+    );
+    experiments
 }
 
 impl Describe for PendingAckLab {
@@ -68,52 +119,8 @@ impl Describe for PendingAckLab {
         crate::measured_names()
     }
 
-    fn experiments(&self) -> &[Described] {
-        static DESCRIBED: labkit::lab::Described = labkit::lab::Described::new();
-        DESCRIBED.get(|| {
-            let mut experiments: Vec<Described> = Experiment::ALL
-                .into_iter()
-                .map(|e| Described {
-                    max_ops: e.max_ops(),
-                    ..Described::new(
-                        e.name(),
-                        e.description(),
-                        if e.is_one_shot() {
-                            Kind::OneShot
-                        } else {
-                            Kind::Steady
-                        },
-                        e.datasets().iter().map(dataset_parameter).collect(),
-                    )
-                })
-                .collect();
-            experiments.extend(SHAPES.iter().map(shape_experiment));
-            experiments.push(Described::new(
-                FOOTPRINT,
-                "heap retained by a map holding the whole dataset",
-                Kind::Retained,
-                DATASETS
-                    .iter()
-                    .map(|d| Parameter::new(d.name, &d.label(), false))
-                    .collect(),
-            ));
-            experiments.push(Described::new(
-                RETAINED_CAPACITY,
-                "heap left after a peak dataset is cleaned up by remove_all_up_to",
-                Kind::Retained,
-                RETAINED_CASES
-                    .iter()
-                    .map(|c| {
-                        let label = format!(
-                            "peak `{}`, `remove_all_up_to` keeping {}",
-                            c.dataset, c.keep
-                        );
-                        Parameter::new(c.name, &label, false)
-                    })
-                    .collect(),
-            ));
-            experiments
-        })
+    fn experiments(&self) -> &[Description] {
+        DESCRIBED.experiments()
     }
 
     fn counted_ops(&self) -> u64 {
@@ -127,20 +134,7 @@ impl Describe for PendingAckLab {
 
 impl Lab for PendingAckLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        resolve(self, implementation, case)?;
-        let target = match case.experiment.as_str() {
-            FOOTPRINT => Target::Footprint(Dataset::find(&case.parameter)?),
-            RETAINED_CAPACITY => Target::RetainedCapacity(
-                RETAINED_CASES
-                    .into_iter()
-                    .find(|c| c.name == case.parameter)
-                    .ok_or_else(|| format!("no retained-capacity case `{}`", case.parameter))?,
-            ),
-            name => match Shape::find(name) {
-                Some(shape) => Target::Shared(shape, Dataset::find(&case.parameter)?),
-                None => Target::Timed(Experiment::find(name)?, Dataset::find(&case.parameter)?),
-            },
-        };
+        let target = *DESCRIBED.case(self, implementation, case)?;
         crate::runners::open(implementation, target)
     }
 

@@ -8,7 +8,7 @@ use labkit::callgrind::Buckets;
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
-use labkit::lab::{Describe, Experiment as Described, Kind};
+use labkit::lab::{Describe, Experiment as Description, Kind};
 use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
 use labkit::report::{Row, format_metric};
 use labkit::table::format_change;
@@ -51,12 +51,12 @@ pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
 }
 
-fn described(name: &str) -> &'static Described {
+fn described(name: &str) -> &'static Description {
     labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
 /// Whether a target's `experiment` selects `experiment`.
-fn selects(selector: &str, experiment: &Described) -> bool {
+fn selects(selector: &str, experiment: &Description) -> bool {
     let shape = Shape::find(experiment.name);
     match selector {
         EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
@@ -67,7 +67,7 @@ fn selects(selector: &str, experiment: &Described) -> bool {
 
 /// The experiments, with their parameters, a target's `experiment` stands for.
 pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
-    let parameters = |e: &Described| e.parameters.iter().map(|p| p.name.clone()).collect();
+    let parameters = |e: &Description| e.parameters.iter().map(|p| p.name.clone()).collect();
     if selector == FOOTPRINT_PER_ENTRY {
         return vec![(selector.into(), parameters(described(FOOTPRINT)))];
     }
@@ -188,7 +188,7 @@ fn per_entry_rows(cores: usize) -> Vec<Row> {
 pub fn document(set: &ResultSet) -> Document {
     let cores = set.environment.cores;
     let implementations = LAB.implementations();
-    let single: Vec<&Described> = LAB
+    let single: Vec<&Description> = LAB
         .experiments()
         .iter()
         .filter(|e| e.is_timed() && Shape::find(e.name).is_none())

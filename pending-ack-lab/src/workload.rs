@@ -165,16 +165,6 @@ impl Experiment {
         }
     }
 
-    pub fn find(name: &str) -> Result<Experiment, String> {
-        Self::ALL
-            .into_iter()
-            .find(|e| e.name() == name)
-            .ok_or_else(|| {
-                let valid: Vec<&str> = Self::ALL.iter().map(|e| e.name()).collect();
-                format!("unknown experiment `{name}`; valid: {}", valid.join(", "))
-            })
-    }
-
     /// What one op is, for report headings.
     pub fn description(self) -> &'static str {
         match self {

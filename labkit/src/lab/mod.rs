@@ -7,17 +7,19 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, ResultSet, RunMode};
 
+mod catalog;
 mod counted;
 mod description;
 mod selection;
 
+pub use catalog::*;
 pub use counted::*;
 pub use description::*;
 pub use selection::*;
@@ -144,7 +146,7 @@ pub enum LatencyRecording {
 }
 
 impl Experiment {
-    /// A steady experiment with no cap, no window warm-up and one runner per benchmark.
+    /// An experiment on `parameters` with no cap, no window warm-up and one runner per benchmark.
     pub fn new(
         name: &'static str,
         description: &str,
@@ -152,10 +154,18 @@ impl Experiment {
         parameters: Vec<Parameter>,
     ) -> Self {
         Self {
+            parameters,
+            ..Self::of(name, description, kind)
+        }
+    }
+
+    /// Like [`Experiment::new`], with its parameters still to be given ([`Experiment::on`]).
+    pub fn of(name: &'static str, description: &str, kind: Kind) -> Self {
+        Self {
             name,
             description: description.to_owned(),
             kind,
-            parameters,
+            parameters: Vec::new(),
             max_ops: None,
             window_warm_up: 0,
             profile_warm_up: 0,
@@ -365,7 +375,8 @@ pub trait Describe: Sync {
     /// floor last when the lab has one ([`crate::record::FLOOR`]; the registry's
     /// `measured_names`).
     fn implementations(&self) -> Vec<&'static str>;
-    /// Every experiment, in report order: built once (a lab keeps them in a [`Described`]).
+    /// Every experiment, in report order: built once (a lab keeps them in a [`Described`], with
+    /// its own value for each case).
     fn experiments(&self) -> &[Experiment];
     /// Wall-time sampling per run mode.
     fn timing(&self, mode: RunMode) -> Timing {
@@ -394,47 +405,34 @@ pub trait Lab: Describe {
     }
 }
 
-/// A lab's experiments, built the first time they are asked for and kept: every lookup of a
-/// case reads the same description.
-pub struct Described(OnceLock<Vec<Experiment>>);
-
-impl Described {
-    pub const fn new() -> Self {
-        Self(OnceLock::new())
-    }
-
-    /// The experiments `build` describes, built on the first call.
-    pub fn get(&self, build: impl FnOnce() -> Vec<Experiment>) -> &[Experiment] {
-        self.0.get_or_init(build)
-    }
-}
-
-impl Default for Described {
-    fn default() -> Self {
-        Self::new()
-    }
-}
-
 /// The experiment called `name` of `lab`, or an error listing the valid ones.
 pub fn experiment<'a>(lab: &'a dyn Describe, name: &str) -> Result<&'a Experiment, String> {
     let experiments = lab.experiments();
-    experiments.iter().find(|e| e.name == name).ok_or_else(|| {
-        let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
-        format!(
-            "{}: unknown experiment `{name}`; valid: {}",
-            lab.name(),
-            names.join(", ")
-        )
-    })
+    experiments
+        .iter()
+        .find(|e| e.name == name)
+        .ok_or_else(|| unknown_experiment(lab, experiments, name))
 }
 
 /// Checks that `case` is one of `lab`'s and that `implementation` is known; returns the
-/// experiment and the parameter. Labs call it first in [`Lab::open`].
+/// experiment and the parameter.
 pub fn resolve<'a>(
     lab: &'a dyn Describe,
     implementation: &str,
     case: &BenchCase,
 ) -> Result<(&'a Experiment, &'a Parameter), String> {
+    let experiments = lab.experiments();
+    let (e, p) = locate(lab, experiments, implementation, case)?;
+    Ok((&experiments[e], &experiments[e].parameters[p]))
+}
+
+/// Where `case` is among `experiments` (of `lab`): the experiment's index and its parameter's.
+fn locate(
+    lab: &dyn Describe,
+    experiments: &[Experiment],
+    implementation: &str,
+    case: &BenchCase,
+) -> Result<(usize, usize), String> {
     let implementations = lab.implementations();
     if !implementations.contains(&implementation) {
         return Err(format!(
@@ -443,22 +441,39 @@ pub fn resolve<'a>(
             implementations.join(", ")
         ));
     }
-    let experiment = experiment(lab, &case.experiment)?;
-    let parameter = experiment.parameter(&case.parameter).ok_or_else(|| {
-        let valid: Vec<&str> = experiment
-            .parameters
-            .iter()
-            .map(|p| p.name.as_str())
-            .collect();
-        format!(
-            "{}: `{}` is not a parameter of {}; valid: {}",
-            lab.name(),
-            case.parameter,
-            experiment.name,
-            valid.join(", ")
-        )
-    })?;
-    Ok((experiment, parameter))
+    let e = experiments
+        .iter()
+        .position(|e| e.name == case.experiment)
+        .ok_or_else(|| unknown_experiment(lab, experiments, &case.experiment))?;
+    let experiment = &experiments[e];
+    let p = experiment
+        .parameters
+        .iter()
+        .position(|p| p.name == case.parameter)
+        .ok_or_else(|| {
+            let valid: Vec<&str> = experiment
+                .parameters
+                .iter()
+                .map(|p| p.name.as_str())
+                .collect();
+            format!(
+                "{}: `{}` is not a parameter of {}; valid: {}",
+                lab.name(),
+                case.parameter,
+                experiment.name,
+                valid.join(", ")
+            )
+        })?;
+    Ok((e, p))
+}
+
+fn unknown_experiment(lab: &dyn Describe, experiments: &[Experiment], name: &str) -> String {
+    let names: Vec<&str> = experiments.iter().map(|e| e.name).collect();
+    format!(
+        "{}: unknown experiment `{name}`; valid: {}",
+        lab.name(),
+        names.join(", ")
+    )
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use crate::document::{Block, ChartSpec, Document, LabReport, Page};
 use crate::lab::{
-    BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Window, resolve,
+    BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Typed, Window,
 };
 use crate::record::{Metric, ResultSet};
 use crate::report::Row;
@@ -14,14 +14,14 @@ use std::time::Duration;
 pub struct TinyLab {
     name: &'static str,
     implementations: [&'static str; 2],
-    experiments: Described,
+    described: Described<()>,
 }
 
 /// The fixture lab: `base` and `fast`.
 pub static TINY: TinyLab = TinyLab {
     name: "tiny",
     implementations: ["base", "fast"],
-    experiments: Described::new(),
+    described: Described::new(tiny_experiments),
 };
 
 /// A second fixture lab with the same experiments and designs of other names (`plain`, `quick`):
@@ -29,7 +29,7 @@ pub static TINY: TinyLab = TinyLab {
 pub static OTHER: TinyLab = TinyLab {
     name: "other",
     implementations: ["plain", "quick"],
-    experiments: Described::new(),
+    described: Described::new(tiny_experiments),
 };
 
 struct Idle;
@@ -67,20 +67,20 @@ impl Describe for TinyLab {
     }
 
     fn experiments(&self) -> &[Experiment] {
-        self.experiments.get(tiny_experiments)
+        self.described.experiments()
     }
 }
 
 impl Lab for TinyLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        resolve(self, implementation, case)?;
+        self.described.case(self, implementation, case)?;
         Ok(Box::new(Idle))
     }
 }
 
 /// The fixture's experiments: a steady op on one counted and one threaded case, a one-shot
 /// cleanup, a retained footprint.
-fn tiny_experiments() -> Vec<Experiment> {
+fn tiny_experiments() -> Vec<Typed<()>> {
     let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
     vec![
         Experiment::new(
@@ -102,6 +102,9 @@ fn tiny_experiments() -> Vec<Experiment> {
             vec![Parameter::new("big", "big", false)],
         ),
     ]
+    .into_iter()
+    .map(Typed::from)
+    .collect()
 }
 
 impl LabReport for TinyLab {

@@ -31,6 +31,11 @@ macro_rules! lab_conformance {
         }
 
         #[test]
+        fn conformance_every_case_has_a_name_of_its_own() {
+            $crate::testing::names_are_distinct(&$lab);
+        }
+
+        #[test]
         fn conformance_registry_modules_are_named_like_their_implementations() {
             use $crate::registry_module_names;
             $crate::testing::registry_matches(&$lab, &$registry!(registry_module_names));
@@ -104,6 +109,29 @@ impl Window for ProtocolWindow {
 /// Every case `runs` keeps opens for every implementation, its reference cells included, and one
 /// short run measures inside exactly one window and reports a time; an unknown design or
 /// parameter is refused with the valid names.
+/// Every experiment's name is its own, and so is every parameter's within its experiment: a case
+/// is opened by name, so a second one of the same name could never be.
+pub fn names_are_distinct(lab: &dyn crate::lab::Describe) {
+    let experiments = lab.experiments();
+    let names: std::collections::BTreeSet<&str> = experiments.iter().map(|e| e.name).collect();
+    assert_eq!(
+        names.len(),
+        experiments.len(),
+        "{}: experiment names repeat",
+        lab.name()
+    );
+    for e in experiments {
+        let names: std::collections::BTreeSet<&str> =
+            e.parameters.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(
+            names.len(),
+            e.parameters.len(),
+            "{}: parameter names repeat",
+            e.name
+        );
+    }
+}
+
 pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Parameter) -> bool) {
     let experiments = lab.experiments();
     let kept = cases(lab, runs);

@@ -117,18 +117,21 @@ impl crate::lab::Describe for CountingLab {
         vec!["base"]
     }
     fn experiments(&self) -> &[Experiment] {
-        static DESCRIBED: crate::lab::Described = crate::lab::Described::new();
-        DESCRIBED.get(|| {
-            vec![Experiment {
-                latency: LatencyRecording::InTimedSamples,
-                ..Experiment::new(
-                    "op",
-                    "one op",
-                    Kind::Steady,
-                    vec![crate::lab::Parameter::new("one", "one", false)],
-                )
-            }]
-        })
+        static DESCRIBED: crate::lab::Described<()> = crate::lab::Described::new(|| {
+            vec![
+                Experiment {
+                    latency: LatencyRecording::InTimedSamples,
+                    ..Experiment::new(
+                        "op",
+                        "one op",
+                        Kind::Steady,
+                        vec![crate::lab::Parameter::new("one", "one", false)],
+                    )
+                }
+                .into(),
+            ]
+        });
+        DESCRIBED.experiments()
     }
 }
 
