@@ -271,8 +271,8 @@ impl LoadGenerator {
     }
 
     /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
-    /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then `plan`, with `window` opened and closed around the
-    /// measured part on this thread.
+    /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then
+    /// `plan`, with `window` opened and closed around the measured part on this thread.
     /// Latencies go to the window's sink when it has one (served requests only; timeouts and
     /// refusals are tallied).
     ///
@@ -284,76 +284,75 @@ impl LoadGenerator {
         window: &mut dyn Window,
         keep_history: bool,
     ) -> Outcome {
-        uncounted(|| self.run_uncounted(plan, warm_up, window, keep_history))
-    }
-
-    fn run_uncounted(
-        &self,
-        plan: Plan,
-        warm_up: u64,
-        window: &mut dyn Window,
-        keep_history: bool,
-    ) -> Outcome {
-        let latencies = window.latencies();
-        let books = Books {
-            tally: Mutex::new(Tally::default()),
-            history: keep_history.then(|| Mutex::new(Vec::new())),
-        };
-        let elapsed = self.runtime().block_on(async {
-            match plan.load {
-                Load::Closed { users } => {
-                    let mut connections: Vec<Option<Connection>> =
-                        join_all((0..users.max(1)).map(|_| connect(self.addr)))
-                            .await
-                            .into_iter()
-                            .map(Result::ok)
-                            .collect();
-                    let warm_books = Books {
-                        tally: Mutex::new(Tally::default()),
-                        history: None,
-                    };
-                    self.closed_loop(&mut connections, warm_up, plan.timeout, None, &warm_books)
+        // The history, the books and the client's buffers are the generator's, not the server's.
+        uncounted(|| {
+            let latencies = window.latencies();
+            let books = Books {
+                tally: Mutex::new(Tally::default()),
+                history: keep_history.then(|| Mutex::new(Vec::new())),
+            };
+            let elapsed = self.runtime().block_on(async {
+                match plan.load {
+                    Load::Closed { users } => {
+                        let mut connections: Vec<Option<Connection>> =
+                            join_all((0..users.max(1)).map(|_| connect(self.addr)))
+                                .await
+                                .into_iter()
+                                .map(Result::ok)
+                                .collect();
+                        let warm_books = Books {
+                            tally: Mutex::new(Tally::default()),
+                            history: None,
+                        };
+                        self.closed_loop(
+                            &mut connections,
+                            warm_up,
+                            plan.timeout,
+                            None,
+                            &warm_books,
+                        )
                         .await;
-                    window.open();
-                    let started = Instant::now();
-                    self.closed_loop(
-                        &mut connections,
-                        plan.requests,
-                        plan.timeout,
-                        latencies,
-                        &books,
-                    )
-                    .await;
-                    let elapsed = started.elapsed();
-                    window.close();
-                    elapsed
-                }
-                Load::Open { per_second } => {
-                    let idle: Mutex<Vec<Connection>> = Mutex::new(
-                        join_all((0..OPEN_LOOP_CONNECTIONS).map(|_| connect(self.addr)))
-                            .await
-                            .into_iter()
-                            .filter_map(Result::ok)
-                            .collect(),
-                    );
-                    window.open();
-                    let started = Instant::now();
-                    self.open_loop(&idle, plan, per_second, latencies, &books)
+                        window.open();
+                        let started = Instant::now();
+                        self.closed_loop(
+                            &mut connections,
+                            plan.requests,
+                            plan.timeout,
+                            latencies,
+                            &books,
+                        )
                         .await;
-                    let elapsed = started.elapsed();
-                    window.close();
-                    elapsed
+                        let elapsed = started.elapsed();
+                        window.close();
+                        elapsed
+                    }
+                    Load::Open { per_second } => {
+                        let idle: Mutex<Vec<Connection>> = Mutex::new(
+                            join_all((0..OPEN_LOOP_CONNECTIONS).map(|_| connect(self.addr)))
+                                .await
+                                .into_iter()
+                                .filter_map(Result::ok)
+                                .collect(),
+                        );
+                        window.open();
+                        let started = Instant::now();
+                        self.open_loop(&idle, plan, per_second, latencies, &books)
+                            .await;
+                        let elapsed = started.elapsed();
+                        window.close();
+                        elapsed
+                    }
                 }
+            });
+            Outcome {
+                elapsed,
+                tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
+                history: books
+                    .history
+                    .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
+                    .unwrap_or_default(),
             }
-        });
-        Outcome {
-            elapsed,
-            tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
-            history: books
-                .history
-                .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
-                .unwrap_or_default(),
-        }
+        })
     }
 
     async fn closed_loop(

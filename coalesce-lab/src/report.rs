@@ -15,6 +15,9 @@ use crate::lab::{
 };
 use crate::workload::Scenario;
 
+/// What the targets table says below its rows: the reasons for misses, with this run's values.
+const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
+
 /// Derived: the mean time of one generation in a run, per pass.
 pub const GENERATION: &str = "generation";
 /// Derived: the p99 latency over one generation's time, in the same run.
@@ -100,87 +103,80 @@ fn rows(experiment: &str, cores: usize) -> Vec<Row> {
     Row::all_derived(&LAB.experiments()[0], cores, experiment)
 }
 
-pub fn document(set: &ResultSet) -> Document {
-    let cores = set.environment.cores;
-    let scrape = rows(SCRAPE, cores);
-    let table = |metric: Metric| Block::Table(metric, scrape.clone());
-    let derived = |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
-    let targets = target_specs();
-    let mut charts = vec![
-        ChartSpec::Metric {
-            stem: "coalesce-goodput".into(),
-            title: "coalesce: requests served per second, by scenario".into(),
-            metric: Metric::EventsPerSec(SERVED),
-            rows: scrape.clone(),
-        },
-        ChartSpec::Metric {
-            stem: "coalesce-peak-heap".into(),
-            title: "coalesce: peak live heap above the pre-run level, by scenario".into(),
-            metric: Metric::PeakHeapBytes,
-            rows: scrape.clone(),
-        },
-    ];
-    charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
-        stem: format!("coalesce-latency-{}", row.parameter),
-        title: format!("coalesce: latency percentiles, {}", row.parameter),
-        row: row.clone(),
-    }));
-    Document {
-        answers: Some(answers()),
-        main: Page::new(include_str!("../report/report.md"))
-            .blocks(vec![
-                ("goodput", table(Metric::EventsPerSec(SERVED))),
-                ("p99", table(Metric::LatencyP99Ns)),
-                (
-                    "p99_in_generations",
-                    derived(P99_IN_GENERATIONS, Metric::Ratio),
-                ),
-                ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
-                ("wasted", table(Metric::EventsPer100Ops(WASTED))),
-                (
-                    "peak_heap_in_bodies",
-                    derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
-                ),
-                (
-                    "seed",
-                    Block::Markdown(include_str!("../report/seed.md").into()),
-                ),
-            ])
-            .blocks(target_blocks(
-                set,
-                &targets,
-                target_experiments,
-                include_str!("../report/targets-notes.md"),
-            )),
-        details: Page::new(include_str!("../report/details.md")).blocks(vec![
-            ("throughput", table(Metric::OpsPerSec)),
-            ("generation", derived(GENERATION, Metric::MeanNs)),
-            ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
-            ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
-            (
-                "latency",
-                Block::Latencies {
-                    operation: "served request".into(),
-                    rows: scrape.clone(),
-                },
-            ),
-            ("p50", table(Metric::LatencyP50Ns)),
-            ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
-            ("refused", table(Metric::EventsPer100Ops(REFUSED))),
-            ("peak_heap", table(Metric::PeakHeapBytes)),
-            ("peak_rss", table(Metric::PeakRssBytes)),
-            ("cpu", table(Metric::CpuNsPerOp)),
-            ("allocs", table(Metric::AllocsPerOp)),
-            ("bytes", table(Metric::BytesPerOp)),
-            ("large_allocs", table(Metric::LargeAllocsPerOp)),
-        ]),
-        charts,
-    }
-}
-
 impl LabReport for CoalesceLab {
     fn report(&self, set: &ResultSet) -> Document {
-        document(set)
+        let cores = set.environment.cores;
+        let scrape = rows(SCRAPE, cores);
+        let table = |metric: Metric| Block::Table(metric, scrape.clone());
+        let derived =
+            |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
+        let targets = target_specs();
+        let targets_blocks = target_blocks(set, &targets, target_experiments, TARGETS_NOTES);
+        let mut charts = vec![
+            ChartSpec::Metric {
+                stem: "coalesce-goodput".into(),
+                title: "coalesce: requests served per second, by scenario".into(),
+                metric: Metric::EventsPerSec(SERVED),
+                rows: scrape.clone(),
+            },
+            ChartSpec::Metric {
+                stem: "coalesce-peak-heap".into(),
+                title: "coalesce: peak live heap above the pre-run level, by scenario".into(),
+                metric: Metric::PeakHeapBytes,
+                rows: scrape.clone(),
+            },
+        ];
+        charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
+            stem: format!("coalesce-latency-{}", row.parameter),
+            title: format!("coalesce: latency percentiles, {}", row.parameter),
+            row: row.clone(),
+        }));
+        Document {
+            answers: Some(answers()),
+            main: Page::new(include_str!("../report/report.md"))
+                .blocks(vec![
+                    ("goodput", table(Metric::EventsPerSec(SERVED))),
+                    ("p99", table(Metric::LatencyP99Ns)),
+                    (
+                        "p99_in_generations",
+                        derived(P99_IN_GENERATIONS, Metric::Ratio),
+                    ),
+                    ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
+                    ("wasted", table(Metric::EventsPer100Ops(WASTED))),
+                    (
+                        "peak_heap_in_bodies",
+                        derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
+                    ),
+                    (
+                        "seed",
+                        Block::Markdown(include_str!("../report/seed.md").into()),
+                    ),
+                ])
+                .blocks(targets_blocks),
+            details: Page::new(include_str!("../report/details.md")).blocks(vec![
+                ("throughput", table(Metric::OpsPerSec)),
+                ("generation", derived(GENERATION, Metric::MeanNs)),
+                ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
+                ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
+                (
+                    "latency",
+                    Block::Latencies {
+                        operation: "served request".into(),
+                        rows: scrape.clone(),
+                    },
+                ),
+                ("p50", table(Metric::LatencyP50Ns)),
+                ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
+                ("refused", table(Metric::EventsPer100Ops(REFUSED))),
+                ("peak_heap", table(Metric::PeakHeapBytes)),
+                ("peak_rss", table(Metric::PeakRssBytes)),
+                ("cpu", table(Metric::CpuNsPerOp)),
+                ("allocs", table(Metric::AllocsPerOp)),
+                ("bytes", table(Metric::BytesPerOp)),
+                ("large_allocs", table(Metric::LargeAllocsPerOp)),
+            ]),
+            charts,
+        }
     }
 }
 
@@ -188,10 +184,7 @@ impl LabReport for CoalesceLab {
 mod tests {
     use super::*;
     use labkit::record::BenchId;
-
-    fn set(records: Vec<Record>) -> ResultSet {
-        labkit::testing::result_set(&LAB, records)
-    }
+    use labkit::testing::result_set;
 
     fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
         Record::new(
@@ -204,28 +197,31 @@ mod tests {
     #[test]
     fn derived_records_count_generations_and_bodies() {
         let scenario = "closed-100vu-16mib";
-        let s = set(vec![
-            scrape(
-                "coalescing",
-                scenario,
-                Metric::EventsPer100Ops(GENERATIONS),
-                4.0,
-            ),
-            // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
-            scrape(
-                "coalescing",
-                scenario,
-                Metric::EventsPer100Ops(GENERATING_US),
-                120_000.0,
-            ),
-            scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
-            scrape(
-                "coalescing",
-                scenario,
-                Metric::PeakHeapBytes,
-                48.0 * 1024.0 * 1024.0,
-            ),
-        ]);
+        let s = result_set(
+            &LAB,
+            vec![
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::EventsPer100Ops(GENERATIONS),
+                    4.0,
+                ),
+                // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::EventsPer100Ops(GENERATING_US),
+                    120_000.0,
+                ),
+                scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::PeakHeapBytes,
+                    48.0 * 1024.0 * 1024.0,
+                ),
+            ],
+        );
         let values: Vec<(String, f64)> = derived(&s)
             .into_iter()
             .map(|r| (r.id.to_string(), r.value))
@@ -244,29 +240,12 @@ mod tests {
 
     #[test]
     fn the_reference_files_name_the_lab_s_own_designs_and_cases() {
-        let implementations = LAB.implementations();
-        let targets = target_specs();
-        for spec in &targets.targets {
-            assert!(
-                !target_experiments(&spec.experiment).is_empty(),
-                "{}",
-                spec.what
-            );
-            for named in spec.implementation.iter().chain(&spec.versus) {
-                assert!(implementations.contains(&named.as_str()), "{named}");
-            }
-            let scenarios = target_experiments(SCRAPE)[0].1.clone();
-            assert!(
-                spec.parameters.iter().all(|p| scenarios.contains(p)),
-                "{}",
-                spec.what
-            );
-        }
+        labkit::testing::targets_name_the_lab_s_own(&LAB, &target_specs(), target_experiments);
     }
 
     #[test]
     fn the_whole_report_renders_from_an_empty_set() {
-        let rendered = labkit::document::render(&LAB, &set(vec![])).unwrap();
+        let rendered = labkit::document::render(&LAB, &result_set(&LAB, vec![])).unwrap();
         assert!(rendered.main.contains("## Answers"));
         assert!(rendered.main.contains("## Targets"));
         assert!(rendered.main.contains("closed-100vu-16mib"));

@@ -255,7 +255,7 @@ impl Describe for DedupLab {
         let standard = Timing::standard(mode);
         match mode {
             RunMode::Smoke => standard,
-            _ => Timing {
+            RunMode::Full | RunMode::Quick => Timing {
                 sample: standard.sample * 4,
                 ..standard
             },

@@ -16,6 +16,9 @@ use crate::lab::{
     INACTIVE_PARAMETER, LAB, LOST_RACES, PURGE_ADDED_TAIL, PURGE_SWEEP, REPLICATED_ADMISSION,
 };
 
+/// What the targets table says below its rows: the reasons for misses, with this run's values.
+const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
+
 pub fn cost_buckets() -> Buckets {
     Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
 }
@@ -139,156 +142,148 @@ fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
     table
 }
 
-pub fn document(set: &ResultSet) -> Document {
-    let cores = set.environment.cores;
-    let implementations = LAB.implementations();
-    let all = |experiment: &str| rows(experiment, cores, |_| true);
-    let admission = all(ADMISSION);
-    let churn = all(CHURN);
-    let purge = [all(BESIDE_INACTIVE), all(PURGE_SWEEP)].concat();
-    let footprint = all(FOOTPRINT);
-    let per_producer = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
-    let timed = [
-        admission.clone(),
-        all(REPLICATED_ADMISSION),
-        churn.clone(),
-        purge.clone(),
-    ]
-    .concat();
-    let threaded = |experiment: &str| rows(experiment, cores, |p| p.threads > 1);
-    let counted = |experiment: &str| rows(experiment, cores, |p| p.counted);
-    let targets = target_specs();
-    let mut charts = vec![ChartSpec::Metric {
-        stem: "dedup-admission-ns".into(),
-        title: "dedup: time per admission by thread shape (ns/op, median)".into(),
-        metric: Metric::NsPerOp,
-        rows: admission.clone(),
-    }];
-    charts.extend(churn.iter().chain(&purge).map(|row| ChartSpec::Latency {
-        stem: format!("dedup-{}-{}-latency", row.experiment, row.parameter),
-        title: format!(
-            "dedup: {} · {}, admission latency percentiles",
-            row.experiment, row.parameter
-        ),
-        row: row.clone(),
-    }));
-    let admission_allocations = admission.clone();
-    Document {
-        answers: Some(answers()),
-        main: Page::new(include_str!("../report/report.md"))
-            .blocks(vec![
-                ("time", Block::Table(Metric::NsPerOp, admission.clone())),
+impl LabReport for DedupLab {
+    fn report(&self, set: &ResultSet) -> Document {
+        let cores = set.environment.cores;
+        let implementations = LAB.implementations();
+        let all = |experiment: &str| rows(experiment, cores, |_| true);
+        let admission = all(ADMISSION);
+        let churn = all(CHURN);
+        let purge = [all(BESIDE_INACTIVE), all(PURGE_SWEEP)].concat();
+        let footprint = all(FOOTPRINT);
+        let per_producer = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
+        let timed = [
+            admission.clone(),
+            all(REPLICATED_ADMISSION),
+            churn.clone(),
+            purge.clone(),
+        ]
+        .concat();
+        let threaded = |experiment: &str| rows(experiment, cores, |p| p.threads > 1);
+        let counted = |experiment: &str| rows(experiment, cores, |p| p.counted);
+        let targets = target_specs();
+        let targets_blocks = target_blocks(set, &targets, target_experiments, TARGETS_NOTES);
+        let mut charts = vec![ChartSpec::Metric {
+            stem: "dedup-admission-ns".into(),
+            title: "dedup: time per admission by thread shape (ns/op, median)".into(),
+            metric: Metric::NsPerOp,
+            rows: admission.clone(),
+        }];
+        charts.extend(churn.iter().chain(&purge).map(|row| ChartSpec::Latency {
+            stem: format!("dedup-{}-{}-latency", row.experiment, row.parameter),
+            title: format!(
+                "dedup: {} · {}, admission latency percentiles",
+                row.experiment, row.parameter
+            ),
+            row: row.clone(),
+        }));
+        let admission_allocations = admission.clone();
+        Document {
+            answers: Some(answers()),
+            main: Page::new(include_str!("../report/report.md"))
+                .blocks(vec![
+                    ("time", Block::Table(Metric::NsPerOp, admission.clone())),
+                    (
+                        "instructions",
+                        Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
+                    ),
+                    ("cost_split", Block::CostSplit(counted(ADMISSION))),
+                    (
+                        "lost_races",
+                        Block::Table(
+                            Metric::EventsPer100Ops(LOST_RACES),
+                            rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
+                        ),
+                    ),
+                    (
+                        "allocs",
+                        Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),
+                    ),
+                    (
+                        "bytes",
+                        Block::Table(Metric::BytesPerOp, admission_allocations),
+                    ),
+                    (
+                        "churn_throughput",
+                        Block::Table(Metric::OpsPerSec, churn.clone()),
+                    ),
+                ])
+                .blocks(targets_blocks),
+            details: Page::new(include_str!("../report/details.md")).blocks(vec![
                 (
-                    "instructions",
-                    Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
+                    "throughput",
+                    Block::Table(Metric::OpsPerSec, threaded(ADMISSION)),
                 ),
-                ("cost_split", Block::CostSplit(counted(ADMISSION))),
                 (
-                    "lost_races",
-                    Block::Table(
-                        Metric::EventsPer100Ops(LOST_RACES),
-                        rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
+                    "cycles",
+                    Block::Table(Metric::EstimatedCyclesPerOp, counted(ADMISSION)),
+                ),
+                (
+                    "replicated_time",
+                    Block::Table(Metric::NsPerOp, all(REPLICATED_ADMISSION)),
+                ),
+                (
+                    "replicated_throughput",
+                    Block::Table(Metric::OpsPerSec, threaded(REPLICATED_ADMISSION)),
+                ),
+                (
+                    "replicated_instructions",
+                    Block::Table(Metric::InstructionsPerOp, counted(REPLICATED_ADMISSION)),
+                ),
+                (
+                    "replicated_cost_split",
+                    Block::CostSplit(counted(REPLICATED_ADMISSION)),
+                ),
+                (
+                    "churn_description",
+                    Block::Markdown(described(CHURN).description.clone()),
+                ),
+                (
+                    "churn_latency",
+                    Block::Latencies {
+                        operation: "admission".into(),
+                        rows: churn.clone(),
+                    },
+                ),
+                (
+                    "churn_unexpected",
+                    Block::Markdown(
+                        unexpected_table(set, &[churn, purge.clone()].concat(), &implementations)
+                            .render(),
                     ),
                 ),
                 (
-                    "allocs",
-                    Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),
+                    "sweep_time",
+                    Block::Table(Metric::NsPerOp, purge[1..].to_vec()),
                 ),
                 (
-                    "bytes",
-                    Block::Table(Metric::BytesPerOp, admission_allocations),
+                    "purge_latency",
+                    Block::Latencies {
+                        operation: "admission".into(),
+                        rows: purge,
+                    },
                 ),
                 (
-                    "churn_throughput",
-                    Block::Table(Metric::OpsPerSec, churn.clone()),
+                    "purge_tail",
+                    Block::Markdown(purge_tail_table(set, &implementations).render()),
                 ),
-            ])
-            .blocks(target_blocks(
-                set,
-                &targets,
-                target_experiments,
-                include_str!("../report/targets-notes.md"),
-            )),
-        details: Page::new(include_str!("../report/details.md")).blocks(vec![
-            (
-                "throughput",
-                Block::Table(Metric::OpsPerSec, threaded(ADMISSION)),
-            ),
-            (
-                "cycles",
-                Block::Table(Metric::EstimatedCyclesPerOp, counted(ADMISSION)),
-            ),
-            (
-                "replicated_time",
-                Block::Table(Metric::NsPerOp, all(REPLICATED_ADMISSION)),
-            ),
-            (
-                "replicated_throughput",
-                Block::Table(Metric::OpsPerSec, threaded(REPLICATED_ADMISSION)),
-            ),
-            (
-                "replicated_instructions",
-                Block::Table(Metric::InstructionsPerOp, counted(REPLICATED_ADMISSION)),
-            ),
-            (
-                "replicated_cost_split",
-                Block::CostSplit(counted(REPLICATED_ADMISSION)),
-            ),
-            (
-                "churn_description",
-                Block::Markdown(described(CHURN).description.clone()),
-            ),
-            (
-                "churn_latency",
-                Block::Latencies {
-                    operation: "admission".into(),
-                    rows: churn.clone(),
-                },
-            ),
-            (
-                "churn_unexpected",
-                Block::Markdown(
-                    unexpected_table(set, &[churn, purge.clone()].concat(), &implementations)
-                        .render(),
+                ("allocs", Block::Table(Metric::AllocsPerOp, timed.clone())),
+                ("bytes", Block::Table(Metric::BytesPerOp, timed)),
+                (
+                    "retained",
+                    Block::Table(Metric::RetainedBytes, footprint.clone()),
                 ),
-            ),
-            (
-                "sweep_time",
-                Block::Table(Metric::NsPerOp, purge[1..].to_vec()),
-            ),
-            (
-                "purge_latency",
-                Block::Latencies {
-                    operation: "admission".into(),
-                    rows: purge,
-                },
-            ),
-            (
-                "purge_tail",
-                Block::Markdown(purge_tail_table(set, &implementations).render()),
-            ),
-            ("allocs", Block::Table(Metric::AllocsPerOp, timed.clone())),
-            ("bytes", Block::Table(Metric::BytesPerOp, timed)),
-            (
-                "retained",
-                Block::Table(Metric::RetainedBytes, footprint.clone()),
-            ),
-            (
-                "per_producer",
-                Block::Table(Metric::RetainedBytes, per_producer),
-            ),
-            (
-                "retained_usable",
-                Block::Table(Metric::RetainedUsableBytes, footprint),
-            ),
-        ]),
-        charts,
-    }
-}
-
-impl LabReport for DedupLab {
-    fn report(&self, set: &ResultSet) -> Document {
-        document(set)
+                (
+                    "per_producer",
+                    Block::Table(Metric::RetainedBytes, per_producer),
+                ),
+                (
+                    "retained_usable",
+                    Block::Table(Metric::RetainedUsableBytes, footprint),
+                ),
+            ]),
+            charts,
+        }
     }
 }
 
@@ -296,14 +291,11 @@ impl LabReport for DedupLab {
 mod tests {
     use super::*;
     use crate::lab::CHURN_PUBLISHERS;
-
-    fn set(records: Vec<Record>) -> ResultSet {
-        labkit::testing::result_set(&LAB, records)
-    }
+    use labkit::testing::result_set;
 
     #[test]
     fn the_report_renders_from_an_empty_set() {
-        let rendered = labkit::document::render(&LAB, &set(vec![])).unwrap();
+        let rendered = labkit::document::render(&LAB, &result_set(&LAB, vec![])).unwrap();
         let (main, details) = (&rendered.main, &rendered.details);
         assert!(main.contains("## Answers"));
         assert!(main.contains("## Time per admission"));
@@ -324,26 +316,29 @@ mod tests {
                 value,
             )
         };
-        let s = set(vec![
-            record(
-                FOOTPRINT,
-                "1000000-producers-purged-to-10000",
-                Metric::RetainedBytes,
-                1e6,
-            ),
-            record(
-                BESIDE_INACTIVE,
-                INACTIVE_PARAMETER,
-                Metric::LatencyP999Ns,
-                900.0,
-            ),
-            record(
-                PURGE_SWEEP,
-                INACTIVE_PARAMETER,
-                Metric::LatencyP999Ns,
-                2_400.0,
-            ),
-        ]);
+        let s = result_set(
+            &LAB,
+            vec![
+                record(
+                    FOOTPRINT,
+                    "1000000-producers-purged-to-10000",
+                    Metric::RetainedBytes,
+                    1e6,
+                ),
+                record(
+                    BESIDE_INACTIVE,
+                    INACTIVE_PARAMETER,
+                    Metric::LatencyP999Ns,
+                    900.0,
+                ),
+                record(
+                    PURGE_SWEEP,
+                    INACTIVE_PARAMETER,
+                    Metric::LatencyP999Ns,
+                    2_400.0,
+                ),
+            ],
+        );
         let values: Vec<(String, f64)> = derived(&s)
             .into_iter()
             .map(|r| (r.id.to_string(), r.value))
@@ -362,17 +357,7 @@ mod tests {
 
     #[test]
     fn the_reference_files_name_the_lab_s_own_designs_and_cases() {
-        let implementations = LAB.implementations();
-        for spec in &target_specs().targets {
-            assert!(
-                !target_experiments(&spec.experiment).is_empty(),
-                "{}",
-                spec.what
-            );
-            for named in spec.implementation.iter().chain(&spec.versus) {
-                assert!(implementations.contains(&named.as_str()), "{named}");
-            }
-        }
+        labkit::testing::targets_name_the_lab_s_own(&LAB, &target_specs(), target_experiments);
         assert!(!cost_buckets().buckets.is_empty());
     }
 }

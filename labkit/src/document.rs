@@ -148,11 +148,16 @@ pub fn details_file(lab: &dyn Describe) -> String {
     format!("{}-details.md", lab.name())
 }
 
-/// `lab`'s report on `set`, with the lab's derived records added first.
-pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> {
-    let mut set = set.clone();
+/// `set` with `lab`'s derived records added.
+pub fn with_derived(lab: &dyn Lab, mut set: ResultSet) -> ResultSet {
     let derived = lab.derived(&set);
     set.records.extend(derived);
+    set
+}
+
+/// `lab`'s report on `set`, with the lab's derived records added first.
+pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> {
+    let set = with_derived(lab, set.clone());
     let document = lab.report(&set);
     let implementations = lab.implementations();
     let page = |page: &Page| -> Result<String, String> {

@@ -16,8 +16,8 @@
 use std::path::Path;
 
 use crate::args::exit_with_usage_error;
-use crate::document::{LabReport, details_file, render};
-use crate::lab::{Description, Lab};
+use crate::document::{LabReport, details_file, render, with_derived};
+use crate::lab::Description;
 use crate::record::{ResultSet, write_atomic};
 
 const USAGE: &str = "usage: lab --describe | --derive <set.json> | --render <set.json> <dir>";
@@ -45,13 +45,6 @@ pub fn lab_main(lab: &'static dyn LabReport) {
     if let Err(e) = outcome {
         exit_with_usage_error(&format!("{}: {e}", lab.name()));
     }
-}
-
-/// `set` with `lab`'s derived records added.
-pub fn with_derived(lab: &dyn Lab, mut set: ResultSet) -> ResultSet {
-    let derived = lab.derived(&set);
-    set.records.extend(derived);
-    set
 }
 
 /// Writes `<lab>.md`, `<lab>-details.md` and their charts into `dir`, each file atomically and

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 pub struct Interval {
     pub lower: f64,
     pub upper: f64,
-    /// e.g. 0.95
+    /// Its coverage, e.g. 0.92: written with every interval into the results file, so that a
+    /// reader of the JSON knows what the interval claims without this crate's constants.
     pub confidence: f64,
 }
 

@@ -185,201 +185,203 @@ fn per_entry_rows(cores: usize) -> Vec<Row> {
     Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY)
 }
 
-pub fn document(set: &ResultSet) -> Document {
-    let cores = set.environment.cores;
-    let implementations = LAB.implementations();
-    let single: Vec<&Description> = LAB
-        .experiments()
-        .iter()
-        .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
-        .collect();
-    let headline = Row::all(described(Experiment::DispatchAndAckCycle.name()), cores);
-    let counted = |experiments: &[Experiment]| -> Vec<Row> {
-        experiments
+impl LabReport for PendingAckLab {
+    fn report(&self, set: &ResultSet) -> Document {
+        let cores = set.environment.cores;
+        let implementations = LAB.implementations();
+        let single: Vec<&Description> = LAB
+            .experiments()
             .iter()
-            .flat_map(|e| Row::all(described(e.name()), cores))
-            .filter(|row| {
-                set.records.iter().any(|r| {
-                    r.metric == Metric::InstructionsPerOp
-                        && r.id.experiment == row.experiment
-                        && r.id.parameter == row.parameter
+            .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
+            .collect();
+        let headline = Row::all(described(Experiment::DispatchAndAckCycle.name()), cores);
+        let counted = |experiments: &[Experiment]| -> Vec<Row> {
+            experiments
+                .iter()
+                .flat_map(|e| Row::all(described(e.name()), cores))
+                .filter(|row| {
+                    set.records.iter().any(|r| {
+                        r.metric == Metric::InstructionsPerOp
+                            && r.id.experiment == row.experiment
+                            && r.id.parameter == row.parameter
+                    })
                 })
-            })
-            .map(|row| Row {
-                label: format!("{} · {}", row.experiment, row.label),
-                ..row
-            })
-            .collect()
-    };
-    let targets = target_specs();
-    let concurrency = concurrency_target_specs();
-    let rivals = ["nested-tree", "primitive-bucketed"];
-    let slower = not_faster_rows(set, &targets.implementation, &rivals);
-    let not_faster = if slower.is_empty() {
-        format!(
-            "none: {} is faster than both baselines on every timed row.\n",
-            targets.implementation
-        )
-    } else {
-        slower.iter().map(|s| format!("- {s}\n")).collect()
-    };
-    // Every experiment's table in the details, each under its own heading and slot.
-    let mut time = String::new();
-    let mut details = Page::default();
-    for e in &single {
-        let slot = format!("time:{}", e.name);
-        time.push_str(&format!(
-            "### `{}`\n\n{}.\n\n{{{{{slot}}}}}\n",
-            e.name, e.description
-        ));
-        details = details.with(slot, Block::Table(Metric::NsPerOp, Row::all(e, cores)));
-    }
-    let mut concurrent = String::new();
-    for shape in SHAPES {
-        let e = described(shape.name);
-        let rows = Row::all(e, cores);
-        let name = e.name;
-        concurrent.push_str(&format!(
-            "### `{name}`\n\n{} threads: {}.\n\n{{{{ops:{name}}}}}\nHeap held at the end\n\n\
+                .map(|row| Row {
+                    label: format!("{} · {}", row.experiment, row.label),
+                    ..row
+                })
+                .collect()
+        };
+        let targets = target_specs();
+        let concurrency = concurrency_target_specs();
+        let rivals = ["nested-tree", "primitive-bucketed"];
+        let slower = not_faster_rows(set, &targets.implementation, &rivals);
+        let not_faster = if slower.is_empty() {
+            format!(
+                "none: {} is faster than both baselines on every timed row.\n",
+                targets.implementation
+            )
+        } else {
+            slower.iter().map(|s| format!("- {s}\n")).collect()
+        };
+        // Every experiment's table in the details, each under its own heading and slot.
+        let mut time = String::new();
+        let mut details = Page::default();
+        for e in &single {
+            let slot = format!("time:{}", e.name);
+            time.push_str(&format!(
+                "### `{}`\n\n{}.\n\n{{{{{slot}}}}}\n",
+                e.name, e.description
+            ));
+            details = details.with(slot, Block::Table(Metric::NsPerOp, Row::all(e, cores)));
+        }
+        let mut concurrent = String::new();
+        for shape in SHAPES {
+            let e = described(shape.name);
+            let rows = Row::all(e, cores);
+            let name = e.name;
+            concurrent.push_str(&format!(
+                "### `{name}`\n\n{} threads: {}.\n\n{{{{ops:{name}}}}}\nHeap held at the end\n\n\
              {{{{held:{name}}}}}\n{{{{latency:{name}}}}}",
-            shape.threads(),
-            e.description,
-        ));
-        details = details
-            .with(
-                format!("ops:{name}"),
-                Block::Table(Metric::OpsPerSec, rows.clone()),
-            )
-            .with(
-                format!("held:{name}"),
-                Block::Table(Metric::RetainedBytes, rows.clone()),
-            )
-            .with(
-                format!("latency:{name}"),
-                Block::Latencies {
-                    operation: shape.timed_operation().into(),
-                    rows,
-                },
-            );
-    }
-    details.template = include_str!("../report/details.md")
-        .replace("{{time}}", &time)
-        .replace("{{concurrent}}", &concurrent);
-    let footprint_rows = Row::all(described(FOOTPRINT), cores);
-    let details = details.blocks(vec![
-        ("counted_ops", Block::Markdown(COUNTED_OPS.to_string())),
-        (
-            "instructions",
-            Block::Table(
-                Metric::InstructionsPerOp,
-                measured_rows(set, Metric::InstructionsPerOp),
+                shape.threads(),
+                e.description,
+            ));
+            details = details
+                .with(
+                    format!("ops:{name}"),
+                    Block::Table(Metric::OpsPerSec, rows.clone()),
+                )
+                .with(
+                    format!("held:{name}"),
+                    Block::Table(Metric::RetainedBytes, rows.clone()),
+                )
+                .with(
+                    format!("latency:{name}"),
+                    Block::Latencies {
+                        operation: shape.timed_operation().into(),
+                        rows,
+                    },
+                );
+        }
+        details.template = include_str!("../report/details.md")
+            .replace("{{time}}", &time)
+            .replace("{{concurrent}}", &concurrent);
+        let footprint_rows = Row::all(described(FOOTPRINT), cores);
+        let details = details.blocks(vec![
+            ("counted_ops", Block::Markdown(COUNTED_OPS.to_string())),
+            (
+                "instructions",
+                Block::Table(
+                    Metric::InstructionsPerOp,
+                    measured_rows(set, Metric::InstructionsPerOp),
+                ),
             ),
-        ),
-        ("cost_split", Block::CostSplit(counted(&Experiment::ALL))),
-        (
-            "net_per_entry",
-            Block::Table(
-                Metric::InstructionsPerOp,
-                PER_ENTRY_EXPERIMENTS
-                    .iter()
-                    .flat_map(|e| {
-                        Row::all_derived(described(e.name()), cores, &net_per_entry(*e))
-                            .into_iter()
-                            .map(|row| Row {
-                                label: format!("{} · {}", e.name(), row.label),
-                                ..row
-                            })
-                    })
-                    .filter(|row| {
-                        set.records.iter().any(|r| {
-                            r.id.experiment == row.experiment && r.id.parameter == row.parameter
+            ("cost_split", Block::CostSplit(counted(&Experiment::ALL))),
+            (
+                "net_per_entry",
+                Block::Table(
+                    Metric::InstructionsPerOp,
+                    PER_ENTRY_EXPERIMENTS
+                        .iter()
+                        .flat_map(|e| {
+                            Row::all_derived(described(e.name()), cores, &net_per_entry(*e))
+                                .into_iter()
+                                .map(|row| Row {
+                                    label: format!("{} · {}", e.name(), row.label),
+                                    ..row
+                                })
                         })
-                    })
-                    .collect(),
-            ),
-        ),
-        (
-            "allocs",
-            Block::Table(Metric::AllocsPerOp, measured_rows(set, Metric::AllocsPerOp)),
-        ),
-        (
-            "bytes",
-            Block::Table(Metric::BytesPerOp, measured_rows(set, Metric::BytesPerOp)),
-        ),
-        (
-            "retained",
-            Block::Table(Metric::RetainedBytes, footprint_rows.clone()),
-        ),
-        (
-            "retained_usable",
-            Block::Table(Metric::RetainedUsableBytes, footprint_rows),
-        ),
-        (
-            "cycle_bytes",
-            Block::Table(
-                Metric::BytesPerOp,
-                Row::all(described(Experiment::DispatchAndAckCycle.name()), cores),
-            ),
-        ),
-        (
-            "per_entry",
-            Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
-        ),
-        (
-            "retained_capacity",
-            Block::Table(
-                Metric::RetainedBytes,
-                Row::all(described(RETAINED_CAPACITY), cores),
-            ),
-        ),
-        (
-            "all_concurrency_targets",
-            Block::Targets {
-                checked: check_targets(set, &concurrency),
-                measured: "measured".into(),
-            },
-        ),
-        ("design_notes", Block::Markdown(design_notes())),
-        ("not_faster", Block::Markdown(not_faster)),
-        ("targets_source", Block::Markdown(targets.source.clone())),
-        (
-            "targets",
-            Block::Targets {
-                checked: check_targets(set, &targets),
-                measured: targets.implementation.clone(),
-            },
-        ),
-        (
-            "targets_notes",
-            Block::Measured(include_str!("../report/targets-notes.md").to_owned()),
-        ),
-    ]);
-    Document {
-        answers: Some(answers()),
-        main: Page::new(include_str!("../report/report.md")).blocks(vec![
-            ("headline_time", Block::Table(Metric::NsPerOp, headline)),
-            (
-                "cost_split",
-                Block::CostSplit(counted(&[Experiment::DispatchAndAckCycle])),
+                        .filter(|row| {
+                            set.records.iter().any(|r| {
+                                r.id.experiment == row.experiment && r.id.parameter == row.parameter
+                            })
+                        })
+                        .collect(),
+                ),
             ),
             (
-                "concurrency_targets_source",
-                Block::Markdown(concurrency.source.clone()),
+                "allocs",
+                Block::Table(Metric::AllocsPerOp, measured_rows(set, Metric::AllocsPerOp)),
             ),
             (
-                "concurrency_targets",
-                Block::TargetMisses {
+                "bytes",
+                Block::Table(Metric::BytesPerOp, measured_rows(set, Metric::BytesPerOp)),
+            ),
+            (
+                "retained",
+                Block::Table(Metric::RetainedBytes, footprint_rows.clone()),
+            ),
+            (
+                "retained_usable",
+                Block::Table(Metric::RetainedUsableBytes, footprint_rows),
+            ),
+            (
+                "cycle_bytes",
+                Block::Table(
+                    Metric::BytesPerOp,
+                    Row::all(described(Experiment::DispatchAndAckCycle.name()), cores),
+                ),
+            ),
+            (
+                "per_entry",
+                Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
+            ),
+            (
+                "retained_capacity",
+                Block::Table(
+                    Metric::RetainedBytes,
+                    Row::all(described(RETAINED_CAPACITY), cores),
+                ),
+            ),
+            (
+                "all_concurrency_targets",
+                Block::Targets {
                     checked: check_targets(set, &concurrency),
                     measured: "measured".into(),
                 },
             ),
+            ("design_notes", Block::Markdown(design_notes())),
+            ("not_faster", Block::Markdown(not_faster)),
+            ("targets_source", Block::Markdown(targets.source.clone())),
             (
-                "concurrency_notes",
-                Block::Markdown(include_str!("../report/concurrency-notes.md").into()),
+                "targets",
+                Block::Targets {
+                    checked: check_targets(set, &targets),
+                    measured: targets.implementation.clone(),
+                },
             ),
-        ]),
-        details,
-        charts: charts(set, &implementations),
+            (
+                "targets_notes",
+                Block::Measured(include_str!("../report/targets-notes.md").to_owned()),
+            ),
+        ]);
+        Document {
+            answers: Some(answers()),
+            main: Page::new(include_str!("../report/report.md")).blocks(vec![
+                ("headline_time", Block::Table(Metric::NsPerOp, headline)),
+                (
+                    "cost_split",
+                    Block::CostSplit(counted(&[Experiment::DispatchAndAckCycle])),
+                ),
+                (
+                    "concurrency_targets_source",
+                    Block::Markdown(concurrency.source.clone()),
+                ),
+                (
+                    "concurrency_targets",
+                    Block::TargetMisses {
+                        checked: check_targets(set, &concurrency),
+                        measured: "measured".into(),
+                    },
+                ),
+                (
+                    "concurrency_notes",
+                    Block::Markdown(include_str!("../report/concurrency-notes.md").into()),
+                ),
+            ]),
+            details,
+            charts: charts(set, &implementations),
+        }
     }
 }
 
@@ -447,16 +449,11 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
     charts
 }
 
-impl LabReport for PendingAckLab {
-    fn report(&self, set: &ResultSet) -> Document {
-        document(set)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use labkit::record::Interval;
+    use labkit::testing::result_set;
 
     const BASELINE: &str = "nested-tree";
     const SEED_PRIMITIVE: &str = "primitive-bucketed";
@@ -475,33 +472,15 @@ mod tests {
         })
     }
 
-    fn set(records: Vec<Record>) -> ResultSet {
-        labkit::testing::result_set(&LAB, records)
-    }
-
     #[test]
     fn the_reference_files_name_the_lab_s_own_implementations_and_cases() {
-        let implementations = LAB.implementations();
         assert_eq!(
             answers().claims.len(),
             37,
             "every published row of the seed"
         );
         for targets in [target_specs(), concurrency_target_specs()] {
-            assert!(implementations.contains(&targets.implementation.as_str()));
-            for spec in &targets.targets {
-                let named = spec.implementation.iter().chain(&spec.versus);
-                assert!(
-                    named
-                        .into_iter()
-                        .all(|n| implementations.contains(&n.as_str()))
-                );
-                assert!(
-                    !target_experiments(&spec.experiment).is_empty(),
-                    "{}",
-                    spec.what
-                );
-            }
+            labkit::testing::targets_name_the_lab_s_own(&LAB, &targets, target_experiments);
         }
         assert!(design_notes().starts_with("`dense-window`: a layout"));
         assert!(!design_notes().contains("//!"));
@@ -510,10 +489,13 @@ mod tests {
 
     #[test]
     fn targets_are_checked_against_the_measured_values() {
-        let s = set(vec![
-            timed("dispatch-and-ack-cycle", OURS, 12.0),
-            timed("same-ledger-small-prefix", OURS, 3_500.0),
-        ]);
+        let s = result_set(
+            &LAB,
+            vec![
+                timed("dispatch-and-ack-cycle", OURS, 12.0),
+                timed("same-ledger-small-prefix", OURS, 3_500.0),
+            ],
+        );
         let t = check_targets(&s, &target_specs());
         let find = |needle: &str| t.iter().find(|t| t.what.contains(needle)).unwrap();
         assert_eq!(find("dispatch-and-ack-cycle `50k-in-1`").met, Some(true));
@@ -538,11 +520,14 @@ mod tests {
             let id = BenchId::new("shared-dispatch-and-ack", implementation, "50k-in-1");
             Record::new(id, Metric::OpsPerSec, value)
         };
-        let s = set(vec![
-            ops(BASELINE, 1e6),
-            ops("striped-window", 2.5e6),
-            ops(OURS, 1.5e6),
-        ]);
+        let s = result_set(
+            &LAB,
+            vec![
+                ops(BASELINE, 1e6),
+                ops("striped-window", 2.5e6),
+                ops(OURS, 1.5e6),
+            ],
+        );
         let t = check_targets(&s, &concurrency_target_specs());
         let find = |needle: &str| {
             t.iter()
@@ -560,13 +545,16 @@ mod tests {
 
     #[test]
     fn rows_where_ours_is_not_faster_are_listed() {
-        let s = set(vec![
-            timed("remove-all-up-to", BASELINE, 100.0),
-            timed("remove-all-up-to", SEED_PRIMITIVE, 90.0),
-            timed("remove-all-up-to", OURS, 91.0),
-            timed("dispatch-and-ack-cycle", BASELINE, 100.0),
-            timed("dispatch-and-ack-cycle", OURS, 20.0),
-        ]);
+        let s = result_set(
+            &LAB,
+            vec![
+                timed("remove-all-up-to", BASELINE, 100.0),
+                timed("remove-all-up-to", SEED_PRIMITIVE, 90.0),
+                timed("remove-all-up-to", OURS, 91.0),
+                timed("dispatch-and-ack-cycle", BASELINE, 100.0),
+                timed("dispatch-and-ack-cycle", OURS, 20.0),
+            ],
+        );
         let rows = not_faster_rows(&s, OURS, &[BASELINE, SEED_PRIMITIVE]);
         assert_eq!(rows.len(), 1, "{rows:?}");
         assert!(
@@ -577,11 +565,11 @@ mod tests {
 
     #[test]
     fn the_whole_report_renders_from_an_empty_and_a_partial_set() {
-        let rendered = labkit::document::render(&LAB, &set(vec![])).unwrap();
+        let rendered = labkit::document::render(&LAB, &result_set(&LAB, vec![])).unwrap();
         assert!(rendered.main.contains("## Answers"));
         assert!(rendered.details.contains("## Design notes: `dense-window`"));
         assert!(rendered.details.contains("### `shuffled-ack-cycle`"));
-        let partial = set(vec![timed("remove-all-up-to", OURS, 91.0)]);
+        let partial = result_set(&LAB, vec![timed("remove-all-up-to", OURS, 91.0)]);
         let partial = labkit::document::render(&LAB, &partial).unwrap();
         assert!(
             partial.details.contains("91.0"),

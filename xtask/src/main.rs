@@ -289,7 +289,14 @@ fn bench(args: &BenchArgs) -> Result<()> {
         } else {
             LinkOrder::ShuffledPerPass
         };
-        let measured = stages::measure(lab, mode, &words, binaries, &work, link_order)?;
+        let measured = stages::measure(&passes::LabRun {
+            lab,
+            mode,
+            words: &words,
+            binaries,
+            work: &work,
+            link_order,
+        })?;
         failures.extend(
             measured
                 .failures

@@ -94,13 +94,21 @@ pub struct TimedPasses {
     pub repeats: Vec<PassRepeat>,
 }
 
+/// What one lab is measured with: the lab, the run mode, the selection's words, the built bench
+/// binaries, the lab's work directory and how the timed binary is linked.
+#[derive(Clone, Copy)]
+pub struct LabRun<'a> {
+    pub lab: crate::labs::LabRef,
+    pub mode: RunMode,
+    pub words: &'a [String],
+    pub binaries: &'a BenchBinaries,
+    pub work: &'a Path,
+    pub link_order: LinkOrder,
+}
+
 /// Runs one pass of a lab's `time` binary at a seed, on some cases or all.
 struct PassRunner<'a> {
-    lab: crate::labs::LabRef,
-    mode: RunMode,
-    words: &'a [String],
-    binaries: &'a BenchBinaries,
-    work: &'a Path,
+    run: LabRun<'a>,
     method: TimingMethod,
     first_binary: Option<PathBuf>,
     runs: usize,
@@ -110,14 +118,16 @@ impl PassRunner<'_> {
     /// The executable of the pass at `seed`: relinked in the seed's order, or the one build.
     fn command(&mut self, seed: u64) -> Result<std::process::Command> {
         if self.method.link_order == LinkOrder::Fixed {
-            return self.binaries.command(self.lab, "time");
+            return self.run.binaries.command(self.run.lab, "time");
         }
         // A repeat with the same seed runs the binary linked for it the first time.
-        let linked = self.work.join(format!("time-link-{seed}"));
+        let linked = self.run.work.join(format!("time-link-{seed}"));
         let executable = if linked.exists() {
             linked
         } else {
-            self.binaries.relinked(self.lab, "time", seed, self.work)?
+            self.run
+                .binaries
+                .relinked(self.run.lab, "time", seed, self.run.work)?
         };
         // A linker that ignores the seed (not lld, or another target than the wrapper's)
         // links every pass alike: then the report must not claim layouts.
@@ -127,30 +137,33 @@ impl PassRunner<'_> {
                 println!(
                     "==> [{}] warning: the link order did not change between passes (is the \
                      linker lld?); reporting one fixed layout",
-                    self.lab.name()
+                    self.run.lab.name()
                 );
                 self.method.link_order = LinkOrder::Fixed;
             }
             Some(_) => {}
         }
-        Ok(self.binaries.command_of(self.lab, &executable))
+        Ok(self.run.binaries.command_of(self.run.lab, &executable))
     }
 
     /// The records of the pass at `seed`, on `cases` (all selected ones when empty).
     fn run(&mut self, seed: u64, cases: &[String]) -> Result<Vec<Record>> {
         self.runs += 1;
-        let out = self.work.join(format!("pass-{seed}-{}.json", self.runs));
+        let out = self
+            .run
+            .work
+            .join(format!("pass-{seed}-{}.json", self.runs));
         let _ = std::fs::remove_file(&out);
         let mut cmd = self.command(seed)?;
         cmd.env("LABKIT_PLACEMENT_PADDING", environment_padding(seed))
             .args(["--seed", &seed.to_string()])
             .arg("--out")
             .arg(&out)
-            .args(self.mode.bench_flag());
+            .args(self.run.mode.bench_flag());
         for case in cases {
             cmd.args(["--case", case]);
         }
-        run(cmd.args(self.words))?;
+        run(cmd.args(self.run.words))?;
         load_records(&out).map_err(|e| anyhow!(e))
     }
 }
@@ -161,18 +174,12 @@ impl PassRunner<'_> {
 /// machine's), and up to `timing.extended_passes` in all for the undecided cells that those can
 /// still decide (beside their baselines). The equivalence margin is taken from the final records'
 /// A/A twins on single-threaded rows.
-pub fn time_passes(
-    lab: crate::labs::LabRef,
-    mode: RunMode,
-    words: &[String],
-    binaries: &BenchBinaries,
-    work: &Path,
-    link_order: LinkOrder,
-) -> TimedPasses {
-    let timing = lab.timing(mode);
+pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
+    let lab = lab_run.lab;
+    let timing = lab.timing(lab_run.mode);
     let first_seed = run_seed();
     // Binaries linked for another run's seeds must not stand in for this run's.
-    if let Ok(entries) = std::fs::read_dir(work) {
+    if let Ok(entries) = std::fs::read_dir(lab_run.work) {
         for entry in entries.flatten() {
             if entry
                 .file_name()
@@ -184,18 +191,14 @@ pub fn time_passes(
         }
     }
     let mut runner = PassRunner {
-        lab,
-        mode,
-        words,
-        binaries,
-        work,
+        run: *lab_run,
         method: TimingMethod {
             first_seed,
             passes: timing.passes,
             extended_passes: timing.passes,
             rounds: timing.rounds,
             sample_ns: timing.sample.as_nanos() as u64,
-            link_order,
+            link_order: lab_run.link_order,
             same_within: None,
         },
         first_binary: None,
@@ -297,7 +300,7 @@ fn repeat_disturbed(
         let seed = runner.method.first_seed + pass as u64;
         println!(
             "==> [{}] pass {} lost {:.1} % of its CPU time to the hypervisor: running it again",
-            runner.lab.name(),
+            runner.run.lab.name(),
             pass + 1,
             first * 100.0
         );

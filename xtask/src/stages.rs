@@ -3,16 +3,15 @@
 //! stage is several passes, each a separate process of its own link order, environment size and
 //! seed ([`crate::passes`]).
 
-use std::path::Path;
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
 use labkit::lab::Describe;
 use labkit::lab::{Selection, counted_cases_of, timed_ids};
-use labkit::record::{LinkOrder, Metric, PassRepeat, Record, RunMode, TimingMethod, load_records};
+use labkit::record::{Metric, PassRepeat, Record, TimingMethod, load_records};
 
-use crate::binaries::BenchBinaries;
 use crate::collect;
+use crate::passes::LabRun;
 use crate::process::{root, run, run_merged};
 
 /// Extra callgrind arguments for every instruction-count run (bench and gate alike): the cache
@@ -102,14 +101,9 @@ fn with_lab_id(lab: &dyn Describe, line: &str) -> String {
 }
 
 /// Measures one lab; returns its records and the stages that failed.
-pub fn measure(
-    lab: crate::labs::LabRef,
-    mode: RunMode,
-    words: &[String],
-    binaries: &BenchBinaries,
-    work: &Path,
-    link_order: LinkOrder,
-) -> Result<Measured> {
+pub fn measure(lab_run: &LabRun) -> Result<Measured> {
+    let (lab, mode, words) = (lab_run.lab, lab_run.mode, lab_run.words);
+    let (binaries, work) = (lab_run.binaries, lab_run.work);
     let selection = Selection::parse(lab, words).map_err(|e| anyhow!(e))?;
     let name = lab.name();
     let mut records = Vec::new();
@@ -194,7 +188,7 @@ pub fn measure(
         timing.passes,
         timing.rounds
     );
-    let timed = crate::passes::time_passes(lab, mode, words, binaries, work, link_order);
+    let timed = crate::passes::time_passes(lab_run);
     stage(3, "time", stage_outcome(timed.ran, Ok(timed.records)));
     println!(
         "==> [{name}] measured in {:.0} s",

@@ -219,14 +219,7 @@ impl<W: Watermark, V: ValueCell<W>> Chm<W, V> {
 /// How a store admits: the decision behind a topic-wide monitor (`chm-monitor`), or per producer
 /// with `putIfAbsent` / `replace` (`chm-replace`).
 pub trait Admission: Default + Send + Sync + 'static {
-    fn admit<W: Watermark, V: ValueCell<W>>(
-        &self,
-        pushed: &Chm<W, V>,
-        persisted: &Chm<W, V>,
-        producer: &ProducerName,
-        low: W,
-        high: W,
-    ) -> DupStatus;
+    fn admit<W: Watermark, V: ValueCell<W>>(&self, at: Publish<'_, W, V>) -> DupStatus;
 }
 
 /// One kind of watermark in Pulsar's two maps, pushed and persisted, admitted as `A` does; the
@@ -235,6 +228,16 @@ pub struct ChmStore<W, A, V = Boxed<W>> {
     admission: A,
     pushed: Chm<W, V>,
     persisted: Chm<W, V>,
+}
+
+/// One publish to admit: the store's two maps, the producer and its batch's lowest and highest
+/// ids.
+pub struct Publish<'a, W, V> {
+    pub pushed: &'a Chm<W, V>,
+    pub persisted: &'a Chm<W, V>,
+    pub producer: &'a ProducerName,
+    pub low: W,
+    pub high: W,
 }
 
 impl<W, A: Default, V> Default for ChmStore<W, A, V> {
@@ -249,8 +252,13 @@ impl<W, A: Default, V> Default for ChmStore<W, A, V> {
 
 impl<W: Watermark, A: Admission, V: ValueCell<W>> WatermarkStore<W> for ChmStore<W, A, V> {
     fn admit(&self, producer: &ProducerName, low: W, high: W) -> DupStatus {
-        self.admission
-            .admit(&self.pushed, &self.persisted, producer, low, high)
+        self.admission.admit(Publish {
+            pushed: &self.pushed,
+            persisted: &self.persisted,
+            producer,
+            low,
+            high,
+        })
     }
 
     fn record_persisted(&self, producer: &ProducerName, high: W) {

@@ -8,8 +8,8 @@
 
 use std::sync::{Mutex, PoisonError};
 
-use super::chm::{Admission, Boxed, Chm, ChmStore, ValueCell};
-use super::{ByName, ProducerName, StoreDesign};
+use super::chm::{Admission, Boxed, ChmStore, Publish, ValueCell};
+use super::{ByName, StoreDesign};
 use crate::DupStatus;
 use crate::sequence::{Position, Watermark, classify};
 
@@ -32,20 +32,15 @@ pub type Monitored<W, V = Boxed<W>> = ChmStore<W, Monitor, V>;
 pub struct Monitor(Mutex<()>);
 
 impl Admission for Monitor {
-    fn admit<W: Watermark, V: ValueCell<W>>(
-        &self,
-        pushed: &Chm<W, V>,
-        persisted: &Chm<W, V>,
-        producer: &ProducerName,
-        low: W,
-        high: W,
-    ) -> DupStatus {
+    fn admit<W: Watermark, V: ValueCell<W>>(&self, at: Publish<'_, W, V>) -> DupStatus {
         // The monitor guards no data of its own: a poisoned one is as good as a clean one.
         let _topic = self.0.lock().unwrap_or_else(PoisonError::into_inner);
-        match pushed.get(producer) {
-            Some(prev) if low <= prev => classify(low, Some(prev), persisted.get(producer)),
+        match at.pushed.get(at.producer) {
+            Some(prev) if at.low <= prev => {
+                classify(at.low, Some(prev), at.persisted.get(at.producer))
+            }
             _ => {
-                pushed.put(producer, high);
+                at.pushed.put(at.producer, at.high);
                 DupStatus::NotDup
             }
         }

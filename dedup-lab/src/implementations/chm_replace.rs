@@ -7,9 +7,9 @@
 //! topic-wide monitor, as the PR left them (`chm-monitor`'s). Compare `papaya-cas`: the same
 //! algorithm on a lock-free Rust map that replaces whole entries.
 
-use super::chm::{Admission, Chm, ChmStore, ValueCell};
+use super::chm::{Admission, ChmStore, Publish, ValueCell};
 use super::chm_monitor::Monitored;
-use super::{ByName, ProducerName, StoreDesign};
+use super::{ByName, StoreDesign};
 use crate::DupStatus;
 use crate::sequence::{Position, Watermark, classify};
 
@@ -29,24 +29,17 @@ impl StoreDesign for PerProducerOverChm {
 pub struct ReplaceLoop;
 
 impl Admission for ReplaceLoop {
-    fn admit<W: Watermark, V: ValueCell<W>>(
-        &self,
-        pushed: &Chm<W, V>,
-        persisted: &Chm<W, V>,
-        producer: &ProducerName,
-        low: W,
-        high: W,
-    ) -> DupStatus {
+    fn admit<W: Watermark, V: ValueCell<W>>(&self, at: Publish<'_, W, V>) -> DupStatus {
         loop {
-            let found = pushed.get(producer);
+            let found = at.pushed.get(at.producer);
             if let Some(prev) = found
-                && low <= prev
+                && at.low <= prev
             {
-                return classify(low, found, persisted.get(producer));
+                return classify(at.low, found, at.persisted.get(at.producer));
             }
             let won = match found {
-                None => pushed.put_if_absent(producer, high).is_none(),
-                Some(prev) => pushed.replace(producer, prev, high),
+                None => at.pushed.put_if_absent(at.producer, at.high).is_none(),
+                Some(prev) => at.pushed.replace(at.producer, prev, at.high),
             };
             if won {
                 return DupStatus::NotDup;

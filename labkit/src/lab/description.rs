@@ -73,7 +73,11 @@ impl Describe for Description {
         &self.experiments
     }
     fn timing(&self, mode: RunMode) -> Timing {
-        let at = MODES.iter().position(|m| *m == mode).unwrap_or(0);
+        let at = match mode {
+            RunMode::Full => 0,
+            RunMode::Quick => 1,
+            RunMode::Smoke => 2,
+        };
         self.timing[at]
     }
     fn counted_ops(&self) -> u64 {
@@ -91,15 +95,15 @@ pub type Kept = &'static str;
 /// A string read from a description, kept for the rest of the process: descriptions are read
 /// once per lab and per run, so what is kept is bounded by the labs' vocabularies.
 pub(super) fn kept_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
-    String::deserialize(d).map(|s| &*Box::leak(s.into_boxed_str()))
+    String::deserialize(d).map(keep)
 }
 
 fn kept_strs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
-    Vec::<String>::deserialize(d).map(|v| {
-        v.into_iter()
-            .map(|s| &*Box::leak(s.into_boxed_str()))
-            .collect()
-    })
+    Vec::<String>::deserialize(d).map(|v| v.into_iter().map(keep).collect())
+}
+
+fn keep(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
 }
 
 #[cfg(test)]

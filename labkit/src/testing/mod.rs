@@ -15,6 +15,7 @@ use crate::lab::{
 };
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
+use crate::targets::Targets;
 use std::sync::Arc;
 
 /// Generates the conformance tests of one lab: `lab_conformance!(LAB, with_implementations,
@@ -280,6 +281,33 @@ pub fn answers_name_the_description(lab: &dyn LabReport) {
             claim.experiment,
             claim.parameter
         );
+    }
+}
+
+/// Every target in `targets` names the lab's own designs, an experiment group `select` resolves,
+/// and only parameters of the experiments it resolves to.
+pub fn targets_name_the_lab_s_own(
+    lab: &dyn crate::lab::Describe,
+    targets: &Targets,
+    select: impl Fn(&str) -> Vec<(String, Vec<String>)>,
+) {
+    let implementations = lab.implementations();
+    let headline = targets.implementation.as_str();
+    assert!(implementations.contains(&headline), "`{headline}`");
+    for spec in &targets.targets {
+        for named in spec.implementation.iter().chain(&spec.versus) {
+            assert!(
+                implementations.contains(&named.as_str()),
+                "{}: `{named}`",
+                spec.what
+            );
+        }
+        let selected = select(&spec.experiment);
+        assert!(!selected.is_empty(), "{}: `{}`", spec.what, spec.experiment);
+        let parameters: Vec<&String> = selected.iter().flat_map(|(_, p)| p).collect();
+        for named in &spec.parameters {
+            assert!(parameters.contains(&named), "{}: `{named}`", spec.what);
+        }
     }
 }
 
