@@ -1,11 +1,14 @@
 //! Generations of the exposition: numbered, timed and logged, so that every response can be traced
 //! to the generation that produced it (freshness, wasted work) and checked against its checksum.
 
+use std::io::Write;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 use std::time::Instant;
 
 use bytes::Bytes;
+use flate2::Compression;
+use flate2::write::GzEncoder;
 
 use crate::exposition::{Broker, checksum};
 
@@ -16,6 +19,59 @@ pub struct Exposition {
     pub body: Bytes,
     pub generation: u64,
     pub checksum: u64,
+    /// Where a design that compresses once per generation keeps the gzipped body for every
+    /// response sharing this exposition (its clones); `None`: compressed per response.
+    pub gzipped: Option<Arc<OnceLock<Gzipped>>>,
+}
+
+impl Exposition {
+    pub fn new(body: Bytes, generation: u64, checksum: u64) -> Self {
+        Self {
+            body,
+            generation,
+            checksum,
+            gzipped: None,
+        }
+    }
+
+    /// The same exposition, compressed at most once for all its clones.
+    pub fn compressed_once(self) -> Self {
+        Self {
+            gzipped: Some(Arc::default()),
+            ..self
+        }
+    }
+
+    /// The body for `Content-Encoding: gzip`: the shared one, compressed by the first response
+    /// that asks, or compressed now for this response alone.
+    pub fn gzip(&self) -> Gzipped {
+        match &self.gzipped {
+            Some(shared) => shared.get_or_init(|| Gzipped::of(&self.body)).clone(),
+            None => Gzipped::of(&self.body),
+        }
+    }
+}
+
+/// A body compressed with gzip at the default level (6, as Jetty's `GzipHandler` uses), with the
+/// checksum of the compressed bytes that the response carries.
+#[derive(Debug, Clone)]
+pub struct Gzipped {
+    pub body: Bytes,
+    pub checksum: u64,
+}
+
+impl Gzipped {
+    pub fn of(body: &[u8]) -> Self {
+        let mut encoder =
+            GzEncoder::new(Vec::with_capacity(body.len() / 8), Compression::default());
+        // Writing into a Vec cannot fail.
+        let _ = encoder.write_all(body);
+        let compressed = encoder.finish().unwrap_or_default();
+        Self {
+            checksum: checksum(&compressed),
+            body: Bytes::from(compressed),
+        }
+    }
 }
 
 /// What the log knows about one generation.
@@ -77,11 +133,7 @@ impl Generator {
     pub fn generate(&self) -> Exposition {
         let mut body = Vec::new();
         let (generation, checksum) = self.generate_into(&mut body);
-        Exposition {
-            body: Bytes::from(body),
-            generation,
-            checksum,
-        }
+        Exposition::new(Bytes::from(body), generation, checksum)
     }
 
     /// A coalescing design hands `generation` out from now on: requests that arrive later start

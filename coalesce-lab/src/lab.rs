@@ -18,6 +18,11 @@ pub struct CoalesceLab;
 
 /// Requests under load, one scenario per parameter.
 pub const SCRAPE: &str = "scrape";
+/// The same requests driven by `oha` instead of the lab's generator ([`crate::oha`]), on the
+/// scenarios of [`CROSS_CHECKED`].
+pub const SCRAPE_BY_OHA: &str = "scrape-by-oha";
+/// The scenarios both load generators drive: a closed loop and a fixed rate.
+pub const CROSS_CHECKED: [&str; 2] = ["closed-10vu-1mib", "open-100pct-1mib"];
 
 /// The lab's own events, counted per 100 requests and per second of a measured run.
 pub const SERVED: EventName = EventName::new("served");
@@ -32,6 +37,14 @@ pub const REFUSED: EventName = EventName::new("refused-503");
 pub const ERRORS: EventName = EventName::new("errors");
 pub const CORRUPT: EventName = EventName::new("corrupt-bodies");
 pub const BACKLOG: EventName = EventName::new("backlog-at-end");
+/// Open loop: the schedule's span in µs (the offered rate is requests over it).
+pub const SCHEDULE_US: EventName = EventName::new("schedule-us");
+/// Open loop: the load generator's lag behind its schedule, summed in µs, and sends over 1 ms late.
+pub const LAG_US: EventName = EventName::new("lag-us");
+pub const LATE: EventName = EventName::new("late-sends");
+/// The load generator's CPU time in µs (the lab's client thread, or oha's process): per second,
+/// how busy the client's core was.
+pub const CLIENT_CPU_US: EventName = EventName::new("client-cpu-us");
 
 fn scenario_parameter(scenario: &Scenario) -> Parameter {
     Parameter {
@@ -43,7 +56,7 @@ fn scenario_parameter(scenario: &Scenario) -> Parameter {
 static DESCRIBED: Described<Scenario> = Described::new(experiments);
 
 fn experiments() -> Vec<Typed<Scenario>> {
-    vec![
+    let scrape = |name, description: &str, scenarios: Vec<Scenario>| {
         Experiment {
             // Every sample starts its own server: a backlog one design left behind (an unbounded
             // queue still generating for clients that gave up) cannot slow the next sample.
@@ -52,13 +65,25 @@ fn experiments() -> Vec<Typed<Scenario>> {
             throughput: true,
             process_costs: true,
             profile_warm_up: PROFILE_WARM_UP,
-            ..Experiment::of(
-                SCRAPE,
-                "one GET /metrics answered (or refused, or given up on) under load",
-                Kind::Steady,
-            )
+            ..Experiment::of(name, description, Kind::Steady)
         }
-        .on(scenarios().into_iter().map(|s| (scenario_parameter(&s), s))),
+        .on(scenarios.into_iter().map(|s| (scenario_parameter(&s), s)))
+    };
+    let cross_checked = scenarios()
+        .into_iter()
+        .filter(|s| CROSS_CHECKED.contains(&s.name().as_str()))
+        .collect();
+    vec![
+        scrape(
+            SCRAPE,
+            "one GET /metrics answered (or refused, or given up on) under load",
+            scenarios(),
+        ),
+        scrape(
+            SCRAPE_BY_OHA,
+            "one GET /metrics under load from oha, the established generator",
+            cross_checked,
+        ),
     ]
 }
 
@@ -81,6 +106,10 @@ impl Describe for CoalesceLab {
 
     fn experiments(&self) -> &[Experiment] {
         DESCRIBED.experiments()
+    }
+
+    fn tools(&self) -> Vec<labkit::tools::Tool> {
+        vec![crate::oha::tool()]
     }
 
     // A sample is a load run: one per cell and pass, long enough for many requests. A quick run
@@ -107,7 +136,12 @@ impl Describe for CoalesceLab {
 impl Lab for CoalesceLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
         let scenario = DESCRIBED.case(self, implementation, case)?;
-        crate::runners::open(implementation, *scenario)
+        let client = if case.experiment == SCRAPE_BY_OHA {
+            crate::runners::Client::Oha
+        } else {
+            crate::runners::Client::Lab
+        };
+        crate::runners::open(implementation, *scenario, client)
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
@@ -130,7 +164,16 @@ mod tests {
     #[test]
     fn the_description_has_a_parameter_per_scenario_with_its_minimum_run() {
         let experiments = LAB.experiments();
-        assert_eq!(experiments.len(), 1);
+        assert_eq!(experiments.len(), 2);
+        let checked: Vec<&str> = experiments[1]
+            .parameters
+            .iter()
+            .map(|p| p.name.as_str())
+            .collect();
+        assert_eq!(
+            checked, CROSS_CHECKED,
+            "every cross-checked scenario exists"
+        );
         let parameters = &experiments[0].parameters;
         let all = scenarios();
         assert_eq!(parameters.len(), all.len());
@@ -151,6 +194,24 @@ mod tests {
             .err()
             .unwrap();
         assert!(err.contains("not a parameter of scrape"), "{err}");
+    }
+
+    /// The short cross-check: oha (installed by `cargo xtask test` / `tools`) drives each
+    /// cross-checked scenario, every request is served and timed, and the server's events are
+    /// counted as for the lab's generator. Agreement between the two is a benchmark's business
+    /// (the report's targets), not a test's.
+    #[test]
+    fn oha_drives_every_cross_checked_scenario() {
+        for parameter in CROSS_CHECKED {
+            let case = BenchCase::new(SCRAPE_BY_OHA, parameter);
+            let mut runner = LAB.open("coalescing", &case).unwrap();
+            let mut window = EventTally::default();
+            let elapsed = runner.run(2, 12, &mut window);
+            assert_eq!(window.total(SERVED), 12, "{parameter}");
+            assert_eq!(window.total(ERRORS), 0, "{parameter}");
+            assert!(window.total(GENERATIONS) >= 1, "{parameter}");
+            assert!(elapsed > Duration::ZERO, "{parameter}");
+        }
     }
 
     #[test]

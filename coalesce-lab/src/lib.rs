@@ -16,6 +16,8 @@ pub mod generation;
 pub mod implementations;
 pub mod lab;
 pub mod load;
+pub mod oha;
+pub mod placement;
 pub mod queue;
 pub mod report;
 mod runners;
@@ -123,6 +125,7 @@ macro_rules! with_implementations {
             coalescing_window => $crate::implementations::coalescing_window::CoalescingWindow,
             coalescing_pooled => $crate::implementations::coalescing_pooled::CoalescingPooled,
             shared_future => $crate::implementations::shared_future::SharedFuture,
+            coalescing_gzip_once => $crate::implementations::coalescing_gzip_once::CoalescingGzipOnce,
             static_body => $crate::implementations::static_body::StaticBody,
         }
     };

@@ -27,6 +27,7 @@ use hyper_util::rt::TokioIo;
 use labkit::alloc::uncounted;
 use labkit::lab::Window;
 use labkit::latency::{LatencyRecorder, LatencySink};
+use labkit::process::thread_cpu_time;
 use tokio::net::TcpStream;
 
 use crate::server::{CHECKSUM_HEADER, GENERATION_HEADER};
@@ -46,7 +47,13 @@ pub struct Plan {
     pub requests: u64,
     /// When a client gives up on a request and drops its connection.
     pub timeout: Option<Duration>,
+    /// Whether requests ask for `Accept-Encoding: gzip` (the checksum covers the bytes sent).
+    pub gzip: bool,
 }
+
+/// An open loop's send this far behind its schedule is late: the generator, not the server, fell
+/// behind.
+pub const LATE: Duration = Duration::from_millis(1);
 
 /// Connections of the open loop kept ready before it starts.
 const OPEN_LOOP_CONNECTIONS: usize = 8;
@@ -69,6 +76,11 @@ pub struct Tally {
     pub corrupt: u64,
     /// Body bytes of served responses.
     pub body_bytes: u64,
+    /// Open loop: microseconds the sends started after their scheduled instants, summed (the
+    /// generator's own lag, which a result must be told apart from).
+    pub lag_us: u64,
+    /// Open loop: sends that started more than [`LATE`] after their scheduled instant.
+    pub late: u64,
 }
 
 impl Tally {
@@ -79,6 +91,8 @@ impl Tally {
         self.errors += other.errors;
         self.corrupt += other.corrupt;
         self.body_bytes += other.body_bytes;
+        self.lag_us += other.lag_us;
+        self.late += other.late;
     }
 }
 
@@ -95,6 +109,8 @@ pub struct Exchange {
 pub struct Outcome {
     /// Wall time of the measured part.
     pub elapsed: Duration,
+    /// CPU time the client spent in the measured part (its one thread).
+    pub client_cpu: Duration,
     pub tally: Tally,
     /// Served requests, when asked for.
     pub history: Vec<Exchange>,
@@ -126,10 +142,13 @@ async fn connect(addr: SocketAddr) -> Result<Connection, String> {
 }
 
 /// `GET /metrics` on `connection`, the body read to its end and checked against its checksum.
-async fn scrape(connection: &mut Connection) -> Result<Reply, hyper::Error> {
+async fn scrape(connection: &mut Connection, gzip: bool) -> Result<Reply, hyper::Error> {
     connection.ready().await?;
-    let request = Request::get("/metrics")
-        .header(hyper::header::HOST, "127.0.0.1")
+    let mut request = Request::get("/metrics").header(hyper::header::HOST, "127.0.0.1");
+    if gzip {
+        request = request.header(hyper::header::ACCEPT_ENCODING, "gzip");
+    }
+    let request = request
         .body(Empty::new())
         .expect("a static request is valid");
     let response = connection.send_request(request).await?;
@@ -167,7 +186,7 @@ async fn scrape(connection: &mut Connection) -> Result<Reply, hyper::Error> {
 async fn request(
     addr: SocketAddr,
     slot: &mut Option<Connection>,
-    timeout: Option<Duration>,
+    plan: &Plan,
     sent: Instant,
 ) -> (Tally, Option<Exchange>) {
     let attempt = async {
@@ -175,9 +194,9 @@ async fn request(
             *slot = Some(connect(addr).await.map_err(|_| ())?);
         }
         let connection = slot.as_mut().expect("connected above");
-        scrape(connection).await.map_err(|_| ())
+        scrape(connection, plan.gzip).await.map_err(|_| ())
     };
-    let result = match timeout {
+    let result = match plan.timeout {
         Some(t) => tokio::time::timeout(t, attempt).await.map_err(|_| ()),
         None => Ok(attempt.await),
     };
@@ -228,8 +247,15 @@ impl Books {
         outcome: (Tally, Option<Exchange>),
     ) {
         let (tally, exchange) = outcome;
-        if let (Some(recorder), Some(exchange)) = (recorder, exchange) {
-            recorder.record(exchange.received - started);
+        if let Some(recorder) = recorder {
+            // A timeout is a censored latency: the request took at least until it was given up
+            // (its deadline, counted from its own send), so it enters as that, not as nothing.
+            // Refusals and errors are answers of another kind and stay out.
+            match exchange {
+                Some(exchange) => recorder.record(exchange.received - started),
+                None if tally.timeouts > 0 => recorder.record(started.elapsed()),
+                None => {}
+            }
         }
         self.tally
             .lock()
@@ -273,8 +299,9 @@ impl LoadGenerator {
     /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
     /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then
     /// `plan`, with `window` opened and closed around the measured part on this thread.
-    /// Latencies go to the window's sink when it has one (served requests only; timeouts and
-    /// refusals are tallied).
+    /// Latencies go to the window's sink when it has one: served requests, and timeouts as
+    /// censored values (when given up, at least the deadline); refusals and errors are tallied
+    /// only.
     ///
     /// The history is allocated uncounted; it is meant for tests, not for allocation runs.
     pub fn run(
@@ -284,82 +311,81 @@ impl LoadGenerator {
         window: &mut dyn Window,
         keep_history: bool,
     ) -> Outcome {
-        // The history, the books and the client's buffers are the generator's, not the server's.
-        uncounted(|| {
-            let latencies = window.latencies();
-            let books = Books {
-                tally: Mutex::new(Tally::default()),
-                history: keep_history.then(|| Mutex::new(Vec::new())),
-            };
-            let elapsed = self.runtime().block_on(async {
-                match plan.load {
-                    Load::Closed { users } => {
-                        let mut connections: Vec<Option<Connection>> =
-                            join_all((0..users.max(1)).map(|_| connect(self.addr)))
-                                .await
-                                .into_iter()
-                                .map(Result::ok)
-                                .collect();
-                        let warm_books = Books {
-                            tally: Mutex::new(Tally::default()),
-                            history: None,
-                        };
-                        self.closed_loop(
-                            &mut connections,
-                            warm_up,
-                            plan.timeout,
-                            None,
-                            &warm_books,
-                        )
-                        .await;
-                        window.open();
-                        let started = Instant::now();
-                        self.closed_loop(
-                            &mut connections,
-                            plan.requests,
-                            plan.timeout,
-                            latencies,
-                            &books,
-                        )
-                        .await;
-                        let elapsed = started.elapsed();
-                        window.close();
-                        elapsed
-                    }
-                    Load::Open { per_second } => {
-                        let idle: Mutex<Vec<Connection>> = Mutex::new(
-                            join_all((0..OPEN_LOOP_CONNECTIONS).map(|_| connect(self.addr)))
-                                .await
-                                .into_iter()
-                                .filter_map(Result::ok)
-                                .collect(),
-                        );
-                        window.open();
-                        let started = Instant::now();
-                        self.open_loop(&idle, plan, per_second, latencies, &books)
+        // The history, the books and the client's buffers are the generator's, not the server's;
+        // its CPUs are the client's half (`crate::placement`).
+        crate::placement::on_client(|| {
+            uncounted(|| {
+                let latencies = window.latencies();
+                let books = Books {
+                    tally: Mutex::new(Tally::default()),
+                    history: keep_history.then(|| Mutex::new(Vec::new())),
+                };
+                let (elapsed, client_cpu) = self.runtime().block_on(async {
+                    match plan.load {
+                        Load::Closed { users } => {
+                            let mut connections: Vec<Option<Connection>> =
+                                join_all((0..users.max(1)).map(|_| connect(self.addr)))
+                                    .await
+                                    .into_iter()
+                                    .map(Result::ok)
+                                    .collect();
+                            let warm_books = Books {
+                                tally: Mutex::new(Tally::default()),
+                                history: None,
+                            };
+                            self.closed_loop(
+                                &mut connections,
+                                Plan {
+                                    requests: warm_up,
+                                    ..plan
+                                },
+                                None,
+                                &warm_books,
+                            )
                             .await;
-                        let elapsed = started.elapsed();
-                        window.close();
-                        elapsed
+                            window.open();
+                            let (started, cpu) = (Instant::now(), thread_cpu_time());
+                            self.closed_loop(&mut connections, plan, latencies, &books)
+                                .await;
+                            let measured = (started.elapsed(), thread_cpu_time() - cpu);
+                            window.close();
+                            measured
+                        }
+                        Load::Open { per_second } => {
+                            let idle: Mutex<Vec<Connection>> = Mutex::new(
+                                join_all((0..OPEN_LOOP_CONNECTIONS).map(|_| connect(self.addr)))
+                                    .await
+                                    .into_iter()
+                                    .filter_map(Result::ok)
+                                    .collect(),
+                            );
+                            window.open();
+                            let (started, cpu) = (Instant::now(), thread_cpu_time());
+                            self.open_loop(&idle, plan, per_second, latencies, &books)
+                                .await;
+                            let measured = (started.elapsed(), thread_cpu_time() - cpu);
+                            window.close();
+                            measured
+                        }
                     }
+                });
+                Outcome {
+                    elapsed,
+                    client_cpu,
+                    tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
+                    history: books
+                        .history
+                        .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
+                        .unwrap_or_default(),
                 }
-            });
-            Outcome {
-                elapsed,
-                tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
-                history: books
-                    .history
-                    .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
-                    .unwrap_or_default(),
-            }
+            })
         })
     }
 
     async fn closed_loop(
         &self,
         connections: &mut [Option<Connection>],
-        requests: u64,
-        timeout: Option<Duration>,
+        plan: Plan,
         latencies: Option<Arc<LatencySink>>,
         books: &Books,
     ) {
@@ -368,9 +394,9 @@ impl LoadGenerator {
             let (tickets, latencies) = (&tickets, latencies.clone());
             async move {
                 let mut recorder = latencies.as_ref().map(|s| s.recorder());
-                while tickets.fetch_add(1, Relaxed) < requests {
+                while tickets.fetch_add(1, Relaxed) < plan.requests {
                     let sent = Instant::now();
-                    let outcome = request(self.addr, slot, timeout, sent).await;
+                    let outcome = request(self.addr, slot, &plan, sent).await;
                     books.enter(recorder.as_mut(), sent, outcome);
                 }
             }
@@ -395,7 +421,11 @@ impl LoadGenerator {
                 tokio::time::sleep_until(scheduled).await;
                 let mut recorder = latencies.as_ref().map(|s| s.recorder());
                 let mut slot = idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
-                let outcome = request(self.addr, &mut slot, plan.timeout, Instant::now()).await;
+                let sent = Instant::now();
+                let lag = sent.saturating_duration_since(scheduled.into_std());
+                let mut outcome = request(self.addr, &mut slot, &plan, sent).await;
+                outcome.0.lag_us = lag.as_micros() as u64;
+                outcome.0.late = u64::from(lag > LATE);
                 // Latency from the scheduled start, not from when a connection was free.
                 books.enter(recorder.as_mut(), scheduled.into_std(), outcome);
                 if let Some(connection) = slot {

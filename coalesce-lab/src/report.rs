@@ -3,17 +3,20 @@
 //! answers to the write-up, and what its two pages hold.
 
 use labkit::answers::Answers;
+use labkit::chart::{Chart, log_log_chart};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
-use labkit::lab::Describe;
-use labkit::record::{Metric, Record, ResultSet};
+use labkit::lab::{Describe, Experiment};
+use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::Row;
 use labkit::targets::Targets;
 
+use crate::MetricsEndpoint;
+use crate::implementations::static_body::StaticBody;
 use crate::lab::{
-    BACKLOG, BODY_MIB, CoalesceLab, GENERATING_US, GENERATIONS, LAB, REFUSED, SCRAPE, SERVED,
-    TIMEOUTS, WASTED,
+    BACKLOG, BODY_MIB, CLIENT_CPU_US, CROSS_CHECKED, CoalesceLab, GENERATING_US, GENERATIONS, LAB,
+    LAG_US, LATE, REFUSED, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, WASTED,
 };
-use crate::workload::Scenario;
+use crate::workload::{BODIES, Cost, PATIENT, Scenario, Shape, scenarios};
 
 /// What the targets table says below its rows: the reasons for misses, with this run's values.
 const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
@@ -24,11 +27,23 @@ pub const GENERATION: &str = "generation";
 pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
 /// Derived: the peak live heap over the scenario's body size.
 pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
+/// Derived, open loops: the offered rate (requests over the schedule's span), requests/s.
+pub const OFFERED: &str = "offered";
+/// Derived, open loops: the load generator's mean lag behind its schedule.
+pub const GENERATOR_LAG: &str = "generator-lag";
+/// Derived, cross-checked scenarios: oha's goodput and p50 over the lab generator's, same design,
+/// scenario and pass.
+pub const OHA_OVER_LAB_GOODPUT: &str = "oha-over-lab-goodput";
+pub const OHA_OVER_LAB_P50: &str = "oha-over-lab-p50";
+/// Derived: a design's goodput over the ceiling's (`static-body`, no generation) in the same
+/// scenario, pass by pass.
+pub const OF_CEILING: &str = "of-ceiling";
 
 /// The records derived from measured ones, for every design and scenario that has their inputs.
 pub fn derived(set: &ResultSet) -> Vec<Record> {
     let mut out = Vec::new();
-    for r in set.records.iter().filter(|r| r.id.experiment == SCRAPE) {
+    let measured = |r: &&Record| r.id.experiment == SCRAPE || r.id.experiment == SCRAPE_BY_OHA;
+    for r in set.records.iter().filter(measured) {
         let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
         let derive = |experiment: &str, metric: Metric, value: f64| {
             let id = r.id.with_case(experiment, &r.id.parameter);
@@ -63,6 +78,40 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                 }
                 out.push(record);
             }
+            Metric::EventsPerSec(SERVED) | Metric::LatencyP50Ns
+                if r.id.experiment == SCRAPE_BY_OHA =>
+            {
+                let experiment = match r.metric {
+                    Metric::LatencyP50Ns => OHA_OVER_LAB_P50,
+                    _ => OHA_OVER_LAB_GOODPUT,
+                };
+                let lab = BenchId::new(SCRAPE, &r.id.implementation, &r.id.parameter);
+                if let Some(lab) = set.find(&lab, r.metric) {
+                    out.extend(ratio(r, lab, experiment));
+                }
+            }
+            Metric::EventsPerSec(SERVED) if r.id.implementation != StaticBody::NAME => {
+                let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
+                if let Some(ceiling) = set.find(&ceiling, r.metric) {
+                    out.extend(ratio(r, ceiling, OF_CEILING));
+                }
+            }
+            // Per 100 requests, µs: 10 × the mean in ns; per second, µs: 10^6 × the share busy.
+            Metric::EventsPer100Ops(CLIENT_CPU_US) => {
+                let experiment = client_cpu(&r.id.experiment);
+                out.push(derive(&experiment, Metric::MeanNs, r.value * 10.0));
+            }
+            Metric::EventsPerSec(CLIENT_CPU_US) => {
+                let experiment = client_busy(&r.id.experiment);
+                out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
+            }
+            // Per 100 requests: the span is 100 / offered rate, in µs; the lag 100 × its mean.
+            Metric::EventsPer100Ops(SCHEDULE_US) if r.value > 0.0 => {
+                out.push(derive(OFFERED, Metric::OpsPerSec, 1e8 / r.value));
+            }
+            Metric::EventsPer100Ops(LAG_US) if is_open(&r.id.parameter) => {
+                out.push(derive(GENERATOR_LAG, Metric::MeanNs, r.value * 10.0));
+            }
             Metric::PeakHeapBytes => {
                 if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
                     let bodies = r.value / scenario.body.bytes as f64;
@@ -73,6 +122,79 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         }
     }
     out
+}
+
+/// `of` over `over` as `experiment`'s ratio record, pass by pass when both have the same passes
+/// (measured in the same processes); `None` when `over` is 0.
+fn ratio(of: &Record, over: &Record, experiment: &str) -> Option<Record> {
+    let id = of.id.with_case(experiment, &of.id.parameter);
+    match (&of.passes, &over.passes) {
+        (Some(a), Some(b)) if a.len() == b.len() && b.iter().all(|v| *v > 0.0) => {
+            let passes = a.iter().zip(b).map(|(a, b)| a / b);
+            Some(Record::from_passes(id, Metric::Ratio, passes.collect()))
+        }
+        _ => (over.value > 0.0).then(|| Record::new(id, Metric::Ratio, of.value / over.value)),
+    }
+}
+
+fn is_open(parameter: &str) -> bool {
+    Scenario::parse(parameter).is_ok_and(|s| matches!(s.shape, Shape::Open { .. }))
+}
+
+/// Peak heap and peak RSS against users: one line per design over the closed loops of the small
+/// body with cheap generation (1 … 1,000 users), on log scales.
+fn memory_against_users(set: &ResultSet) -> Vec<ChartSpec> {
+    let implementations = LAB.implementations();
+    let closed: Vec<(usize, String)> = scenarios()
+        .into_iter()
+        .filter(|s| s.body == BODIES[0] && s.cost == Cost::Cheap && !s.gzip && !s.overload)
+        .filter_map(|s| match s.shape {
+            Shape::Closed { users } if s.timeout == PATIENT => Some((users, s.name())),
+            _ => None,
+        })
+        .collect();
+    [
+        (
+            Metric::PeakHeapBytes,
+            "peak-heap",
+            "peak live heap above the pre-run level",
+        ),
+        (
+            Metric::PeakRssBytes,
+            "peak-rss",
+            "peak resident set of the process",
+        ),
+    ]
+    .into_iter()
+    .map(|(metric, stem, what)| {
+        let lines: Vec<Vec<(f64, f64, String)>> = implementations
+            .iter()
+            .map(|implementation| {
+                closed
+                    .iter()
+                    .filter_map(|(users, parameter)| {
+                        let id = BenchId::new(SCRAPE, implementation, parameter);
+                        let mib = set.find(&id, metric)?.value / f64::from(1 << 20);
+                        let label = format!("{users} users: {mib:.1} MiB");
+                        (mib > 0.0).then_some((*users as f64, mib, label))
+                    })
+                    .collect()
+            })
+            .collect();
+        let title = format!("coalesce: {what} against users, 1 MiB bodies");
+        ChartSpec::Drawn(Chart {
+            stem: format!("coalesce-{stem}-vs-users"),
+            svg: log_log_chart(
+                &title,
+                "users (closed loop)",
+                "MiB",
+                &implementations,
+                &lines,
+            ),
+            title,
+        })
+    })
+    .collect()
 }
 
 pub fn target_specs() -> Targets {
@@ -86,11 +208,22 @@ pub fn answers() -> Answers {
 /// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
 /// (with the scenarios as its parameters).
 pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let known = [SCRAPE, GENERATION, P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES];
+    let known = [
+        SCRAPE,
+        SCRAPE_BY_OHA,
+        GENERATION,
+        P99_IN_GENERATIONS,
+        PEAK_HEAP_IN_BODIES,
+        OF_CEILING,
+        OFFERED,
+        GENERATOR_LAG,
+        OHA_OVER_LAB_GOODPUT,
+        OHA_OVER_LAB_P50,
+    ];
     if !known.contains(&name) {
         return Vec::new();
     }
-    let parameters = LAB.experiments()[0]
+    let parameters = measured_experiment(name)
         .parameters
         .iter()
         .map(|p| p.name.clone())
@@ -98,9 +231,47 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
     vec![(name.to_owned(), parameters)]
 }
 
+/// Derived: the load generator's CPU time per request, and the share of its core it kept busy,
+/// per measured experiment (the lab's generator's and oha's).
+fn client_cpu(measured: &str) -> String {
+    format!("{measured}-client-cpu")
+}
+fn client_busy(measured: &str) -> String {
+    format!("{measured}-client-busy")
+}
+
+fn same(measured: &str) -> String {
+    measured.to_owned()
+}
+
+fn generator_name(experiment: &str) -> &'static str {
+    if experiment == SCRAPE_BY_OHA {
+        "oha"
+    } else {
+        "the lab's generator"
+    }
+}
+
+/// The measured experiment whose parameters `experiment` (measured or derived) has: the
+/// cross-check's for oha's and the ratios to it, the scrapes' for the rest.
+fn measured_experiment(experiment: &str) -> &'static Experiment {
+    let oha = [
+        SCRAPE_BY_OHA.to_owned(),
+        OHA_OVER_LAB_GOODPUT.to_owned(),
+        OHA_OVER_LAB_P50.to_owned(),
+        client_cpu(SCRAPE_BY_OHA),
+        client_busy(SCRAPE_BY_OHA),
+    ];
+    if oha.iter().any(|e| e == experiment) {
+        &LAB.experiments()[1]
+    } else {
+        &LAB.experiments()[0]
+    }
+}
+
 /// The scenarios as rows of `experiment` (a derived one, or the scrapes).
 fn rows(experiment: &str, cores: usize) -> Vec<Row> {
-    Row::all_derived(&LAB.experiments()[0], cores, experiment)
+    Row::all_derived(measured_experiment(experiment), cores, experiment)
 }
 
 impl LabReport for CoalesceLab {
@@ -110,6 +281,29 @@ impl LabReport for CoalesceLab {
         let table = |metric: Metric| Block::Table(metric, scrape.clone());
         let derived =
             |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
+        let open_table = |experiment: &str, metric: Metric| {
+            let open = rows(experiment, cores)
+                .into_iter()
+                .filter(|r| is_open(&r.parameter));
+            Block::Table(metric, open.collect())
+        };
+        // Each cross-checked scenario twice, the lab's generator's row above oha's.
+        let cross_check = |metric: Metric, derived: fn(&str) -> String| {
+            let pairs = CROSS_CHECKED.iter().flat_map(|parameter| {
+                [SCRAPE, SCRAPE_BY_OHA].map(|measured| {
+                    let experiment = derived(measured);
+                    let row = rows(&experiment, cores)
+                        .into_iter()
+                        .find(|r| r.parameter == *parameter)
+                        .expect("cross-checked scenarios are scenarios");
+                    Row {
+                        label: format!("{} — {}", row.label, generator_name(measured)),
+                        ..row
+                    }
+                })
+            });
+            Block::Table(metric, pairs.collect())
+        };
         let targets = target_specs();
         let targets_blocks = target_blocks(set, &targets, target_experiments, TARGETS_NOTES);
         let mut charts = vec![
@@ -126,6 +320,7 @@ impl LabReport for CoalesceLab {
                 rows: scrape.clone(),
             },
         ];
+        charts.extend(memory_against_users(set));
         charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
             stem: format!("coalesce-latency-{}", row.parameter),
             title: format!("coalesce: latency percentiles, {}", row.parameter),
@@ -136,10 +331,38 @@ impl LabReport for CoalesceLab {
             main: Page::new(include_str!("../report/report.md"))
                 .blocks(vec![
                     ("goodput", table(Metric::EventsPerSec(SERVED))),
+                    ("of_ceiling", derived(OF_CEILING, Metric::Ratio)),
                     ("p99", table(Metric::LatencyP99Ns)),
                     (
                         "p99_in_generations",
                         derived(P99_IN_GENERATIONS, Metric::Ratio),
+                    ),
+                    (
+                        "oha_version",
+                        Block::Markdown(format!("version {}", crate::oha::tool().version)),
+                    ),
+                    (
+                        "cross_goodput",
+                        cross_check(Metric::EventsPerSec(SERVED), same),
+                    ),
+                    ("cross_p50", cross_check(Metric::LatencyP50Ns, same)),
+                    ("cross_p99", cross_check(Metric::LatencyP99Ns, same)),
+                    ("cross_client_cpu", cross_check(Metric::MeanNs, client_cpu)),
+                    ("cross_client_busy", cross_check(Metric::Ratio, client_busy)),
+                    ("offered", open_table(OFFERED, Metric::OpsPerSec)),
+                    (
+                        "open_goodput",
+                        open_table(SCRAPE, Metric::EventsPerSec(SERVED)),
+                    ),
+                    ("open_p99", open_table(SCRAPE, Metric::LatencyP99Ns)),
+                    (
+                        "open_timeouts",
+                        open_table(SCRAPE, Metric::EventsPer100Ops(TIMEOUTS)),
+                    ),
+                    ("generator_lag", open_table(GENERATOR_LAG, Metric::MeanNs)),
+                    (
+                        "late_sends",
+                        open_table(SCRAPE, Metric::EventsPer100Ops(LATE)),
                     ),
                     ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
                     ("wasted", table(Metric::EventsPer100Ops(WASTED))),
@@ -157,6 +380,8 @@ impl LabReport for CoalesceLab {
                 ("throughput", table(Metric::OpsPerSec)),
                 ("generation", derived(GENERATION, Metric::MeanNs)),
                 ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
+                ("client_busy", derived(&client_busy(SCRAPE), Metric::Ratio)),
+                ("client_cpu", derived(&client_cpu(SCRAPE), Metric::MeanNs)),
                 ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
                 (
                     "latency",
@@ -183,7 +408,6 @@ impl LabReport for CoalesceLab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::record::BenchId;
     use labkit::testing::result_set;
 
     fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
@@ -214,6 +438,8 @@ mod tests {
                     120_000.0,
                 ),
                 scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
+                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
+                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 120.0),
                 scrape(
                     "coalescing",
                     scenario,
@@ -236,6 +462,13 @@ mod tests {
         assert_eq!(find("generation/"), 30e6);
         assert_eq!(find(P99_IN_GENERATIONS), 1.5);
         assert_eq!(find(PEAK_HEAP_IN_BODIES), 3.0);
+        assert_eq!(find(OF_CEILING), 0.75);
+        let ceilings = values.iter().filter(|(id, _)| id.starts_with(OF_CEILING));
+        assert_eq!(
+            ceilings.count(),
+            1,
+            "the ceiling is not a fraction of itself"
+        );
     }
 
     #[test]
@@ -254,8 +487,8 @@ mod tests {
                 .details
                 .contains("## Latency percentiles of served requests")
         );
-        // Goodput, peak heap, and one latency chart per scenario.
+        // Goodput, peak heap, memory against users (heap, RSS), one latency chart per scenario.
         let scenarios = LAB.experiments()[0].parameters.len();
-        assert_eq!(rendered.charts.len(), 2 + scenarios);
+        assert_eq!(rendered.charts.len(), 4 + scenarios);
     }
 }

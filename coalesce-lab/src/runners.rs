@@ -1,52 +1,137 @@
 //! coalesce-lab's runners: what `LAB.open` prepares for each case, and how one run measures.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use labkit::lab::{Runner, Window};
 use labkit::latency::LatencySink;
 use labkit::record::EventName;
 
+use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
-    BACKLOG, BODY_MIB, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, REFUSED, SERVED, TIMEOUTS,
-    WASTED,
+    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_US, LATE,
+    REFUSED, SCHEDULE_US, SERVED, TIMEOUTS, WASTED,
 };
-use crate::load::{Load, LoadGenerator, Plan};
+use crate::load::{Load, LoadGenerator, Plan, Tally};
+use crate::oha::Oha;
 use crate::server::Server;
-use crate::workload::Scenario;
+use crate::workload::{PATIENT, Scenario, Shape};
 use crate::{Generator, ImplementationBuilder, MetricsEndpoint, build_implementation};
 
+/// Which load generator drives a runner's server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Client {
+    /// The lab's own ([`crate::load`]).
+    Lab,
+    /// `oha`, for the cross-check ([`crate::oha`]).
+    Oha,
+}
+
 /// `implementation` behind a server started for `scenario`, with a load generator connected.
-pub(crate) fn open(implementation: &str, scenario: Scenario) -> Result<Box<dyn Runner>, String> {
-    build_implementation(implementation, &mut Open(scenario))?
+pub(crate) fn open(
+    implementation: &str,
+    scenario: Scenario,
+    client: Client,
+) -> Result<Box<dyn Runner>, String> {
+    build_implementation(implementation, &mut Open(scenario, client))?
 }
 
 /// Opens a runner of the design it is built for.
-struct Open(Scenario);
+struct Open(Scenario, Client);
 
 impl ImplementationBuilder for Open {
     type Output = Result<Box<dyn Runner>, String>;
 
     fn build<E: MetricsEndpoint>(&mut self) -> Self::Output {
-        let scenario = self.0;
+        let (scenario, client) = (self.0, self.1);
+        if let Shape::Closed { users } = scenario.shape
+            && users > OPEN_FILES_ENOUGH
+        {
+            // Two descriptors per user (client and server side), and some to spare.
+            labkit::process::raise_open_files(4 * users as u64 + 256)?;
+        }
+        let load = scenario.load(|| serial_capacity(&scenario));
         let server = Server::start::<E>(
             Arc::new(Generator::new(scenario.broker())),
             Some(scenario.timeout),
         )
         .map_err(|e| format!("cannot start the server: {e}"))?;
-        let load = LoadGenerator::new(server.addr())?;
+        let client = match client {
+            Client::Lab => Generators::Lab(LoadGenerator::new(server.addr())?),
+            Client::Oha => Generators::Oha(Oha::new(server.addr())?),
+        };
         Ok(Box::new(Scrapes {
             server,
+            client,
             load,
             scenario,
         }))
     }
 }
 
+/// Users a default open-files limit (1,024) carries without raising it.
+const OPEN_FILES_ENOUGH: usize = 400;
+
+/// Requests of each of the serial design's capacity runs (about 0.2 s on 1 MiB), after a few
+/// unmeasured ones; the capacity is the median of [`CAPACITY_RUNS`] (one run of 60 varied by a
+/// quarter between processes).
+const CAPACITY_REQUESTS: u64 = 150;
+const CAPACITY_RUNS: usize = 3;
+
+/// `serial-queue`'s requests/s for `scenario`'s broker with one user in a closed loop, measured
+/// once per process and broker before the first open loop opens (printed, so a log states the
+/// rate an open loop's percent stands for; each pass's own in its own process).
+fn serial_capacity(scenario: &Scenario) -> f64 {
+    static MEASURED: Mutex<Vec<(String, f64)>> = Mutex::new(Vec::new());
+    let key = format!("{:?}", (scenario.body, scenario.cost));
+    let mut measured = MEASURED.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, rate)) = measured.iter().find(|(k, _)| *k == key) {
+        return *rate;
+    }
+    let rate = measure_serial_capacity(scenario).unwrap_or_else(|e| {
+        eprintln!("coalesce: {e}; open loops run at their percent of 100 requests/s");
+        100.0
+    });
+    eprintln!(
+        "coalesce: serial-queue capacity, {}: {rate:.0} requests/s",
+        scenario.body.name
+    );
+    measured.push((key, rate));
+    rate
+}
+
+fn measure_serial_capacity(scenario: &Scenario) -> Result<f64, String> {
+    let generator = Arc::new(Generator::new(scenario.broker()));
+    let server = Server::start::<SerialQueue>(generator, Some(scenario.timeout))
+        .map_err(|e| format!("cannot start the capacity server: {e}"))?;
+    let plan = Plan {
+        load: Load::Closed { users: 1 },
+        requests: CAPACITY_REQUESTS,
+        timeout: Some(PATIENT),
+        gzip: scenario.gzip,
+    };
+    let client = LoadGenerator::new(server.addr())?;
+    let mut rates = Vec::with_capacity(CAPACITY_RUNS);
+    for _ in 0..CAPACITY_RUNS {
+        let outcome = client.run(plan, 4, &mut (), false);
+        if outcome.tally.served == 0 {
+            return Err("a capacity run served nothing".to_owned());
+        }
+        rates.push(outcome.tally.served as f64 / outcome.elapsed.as_secs_f64());
+    }
+    Ok(labkit::stats::median(&rates))
+}
+
 /// A design's server under one scenario's load.
+enum Generators {
+    Lab(LoadGenerator),
+    Oha(Oha),
+}
+
 pub(crate) struct Scrapes {
     server: Server,
-    load: LoadGenerator,
+    client: Generators,
+    load: Load,
     scenario: Scenario,
 }
 
@@ -56,14 +141,15 @@ impl Runner for Scrapes {
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
         // At most one unmeasured request per user: a sample's milliseconds do not depend on warm
         // caches, and each sample starts a new server anyway.
-        let warm_up = match self.scenario.load {
+        let warm_up = match self.load {
             Load::Closed { users } => warm_up.min(users as u64),
             Load::Open { .. } => 0,
         };
         let plan = Plan {
-            load: self.scenario.load,
+            load: self.load,
             requests: ops,
             timeout: Some(self.scenario.timeout),
+            gzip: self.scenario.gzip,
         };
         let mut edges = ServerEdges {
             window,
@@ -74,10 +160,43 @@ impl Runner for Scrapes {
             generating: std::time::Duration::ZERO,
             backlog: 0,
         };
-        let outcome = self.load.run(plan, warm_up, &mut edges, false);
+        let outcome = match &self.client {
+            Generators::Lab(generator) => generator.run(plan, warm_up, &mut edges, false),
+            Generators::Oha(oha) => match oha.run(plan, warm_up, &mut edges) {
+                Ok(o) => crate::load::Outcome {
+                    elapsed: o.elapsed,
+                    client_cpu: o.client_cpu,
+                    tally: Tally {
+                        served: o.served,
+                        errors: o.not_served,
+                        body_bytes: o.body_bytes,
+                        ..Tally::default()
+                    },
+                    history: Vec::new(),
+                },
+                Err(e) => {
+                    // A run that measured nothing: every request counts as an error, and the
+                    // report's cross-check shows it.
+                    eprintln!("coalesce: {e}");
+                    crate::load::Outcome {
+                        elapsed: Duration::from_millis(1),
+                        client_cpu: Duration::ZERO,
+                        tally: Tally {
+                            errors: ops,
+                            ..Tally::default()
+                        },
+                        history: Vec::new(),
+                    }
+                }
+            },
+        };
         let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
         let generating = edges.generating.as_micros() as u64;
         let tally = outcome.tally;
+        let schedule_us = match self.load {
+            Load::Open { per_second } => ops.saturating_sub(1) * 1_000_000 / u64::from(per_second),
+            Load::Closed { .. } => 0,
+        };
         if tally.corrupt > 0 {
             eprintln!(
                 "coalesce: {} of {ops} bodies did not match their checksum",
@@ -95,6 +214,10 @@ impl Runner for Scrapes {
             (ERRORS, tally.errors),
             (CORRUPT, tally.corrupt),
             (BACKLOG, backlog as u64),
+            (SCHEDULE_US, schedule_us),
+            (LAG_US, tally.lag_us),
+            (LATE, tally.late),
+            (CLIENT_CPU_US, outcome.client_cpu.as_micros() as u64),
         ] {
             window.count(event, n);
         }

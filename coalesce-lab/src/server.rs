@@ -4,7 +4,7 @@
 //!
 //! `GET /metrics` asks the design; any other path is 404, another method on `/metrics` 405, and a
 //! request hyper cannot parse gets hyper's 400 and a closed connection, while other connections
-//! carry on.
+//! carry on. A request whose `Accept-Encoding` lists gzip gets the body gzipped.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use bytes::Bytes;
 use http_body_util::Full;
 use hyper::body::Incoming;
-use hyper::header::{ALLOW, CONTENT_TYPE, HeaderValue};
+use hyper::header::{ACCEPT_ENCODING, ALLOW, CONTENT_ENCODING, CONTENT_TYPE, HeaderValue};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
@@ -26,7 +26,8 @@ use crate::{Answer, Generator, MetricsEndpoint, Scrape};
 
 /// Response header with the generation a body belongs to.
 pub const GENERATION_HEADER: &str = "x-generation";
-/// Response header with the body's XXH3 checksum (16 hex digits).
+/// Response header with the XXH3 checksum (16 hex digits) of the body as sent: the compressed
+/// bytes of a gzip response.
 pub const CHECKSUM_HEADER: &str = "x-body-xxh3";
 /// OpenMetrics text, as `prometheus-client` encodes it.
 pub const CONTENT_TYPE_OPENMETRICS: &str =
@@ -54,11 +55,21 @@ impl Server {
         let runtime = tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .thread_name("server")
+            .on_thread_start(crate::placement::pin_to_server)
             .enable_all()
             .build()?;
         let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
         let addr = listener.local_addr()?;
-        let endpoint = Arc::new(E::new(Arc::clone(&generator)));
+        // Made on a server thread, so that the design's generator threads inherit its CPUs.
+        let endpoint = {
+            let generator = Arc::clone(&generator);
+            let made = std::thread::spawn(move || {
+                crate::placement::pin_to_server();
+                Arc::new(E::new(generator))
+            });
+            made.join()
+                .map_err(|_| std::io::Error::other("the design panicked while starting"))?
+        };
         let (stop, stopped) = oneshot::channel();
         let context = Arc::new(Context {
             endpoint: Arc::clone(&endpoint),
@@ -135,6 +146,26 @@ async fn accept<E: MetricsEndpoint>(
     }
 }
 
+/// Whether the request's `Accept-Encoding` lists gzip (any quality but zero).
+fn accepts_gzip<B>(request: &Request<B>) -> bool {
+    request
+        .headers()
+        .get_all(ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';').map(str::trim);
+            let name = parts.next().unwrap_or_default();
+            let refused = parts.any(|p| {
+                p.strip_prefix("q=")
+                    .and_then(|q| q.trim().parse::<f32>().ok())
+                    == Some(0.0)
+            });
+            name.eq_ignore_ascii_case("gzip") && !refused
+        })
+}
+
 fn plain(status: StatusCode, text: &'static str) -> Response<Full<Bytes>> {
     let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())));
     *response.status_mut() = status;
@@ -163,21 +194,33 @@ async fn respond<E: MetricsEndpoint>(
         arrived,
         deadline: context.timeout.map(|t| arrived + t),
     };
+    let gzip = accepts_gzip(&request);
     Ok(match context.endpoint.scrape(scrape).await {
         Answer::Exposition(exposition) => {
+            // Compressed here, on the server's thread, as a servlet filter would: per response,
+            // or once per generation where the design shares the compressed body.
+            let (body, checksum) = if gzip {
+                let gzipped = exposition.gzip();
+                (gzipped.body, gzipped.checksum)
+            } else {
+                (exposition.body, exposition.checksum)
+            };
             if !scrape.expired(Instant::now()) {
                 context.generator.served_in_time(exposition.generation);
             }
-            let mut response = Response::new(Full::new(exposition.body));
+            let mut response = Response::new(Full::new(body));
             let headers = response.headers_mut();
             headers.insert(
                 CONTENT_TYPE,
                 HeaderValue::from_static(CONTENT_TYPE_OPENMETRICS),
             );
+            if gzip {
+                headers.insert(CONTENT_ENCODING, HeaderValue::from_static("gzip"));
+            }
             headers.insert(GENERATION_HEADER, HeaderValue::from(exposition.generation));
             headers.insert(
                 CHECKSUM_HEADER,
-                HeaderValue::from_str(&format!("{:016x}", exposition.checksum))
+                HeaderValue::from_str(&format!("{checksum:016x}"))
                     .expect("hex digits are a valid header value"),
             );
             response

@@ -1,6 +1,6 @@
-//! The scenarios, the lab's one dimension: closed-loop virtual users × body size (the write-up's
-//! k6 shape), an overload in which clients give up, and an open-loop fixed rate. Stated once
-//! here; the lab's description, the benches and the tests all read [`scenarios`].
+//! The scenarios: closed-loop virtual users × body size × generation cost (the write-up's k6
+//! shape, and the regime where generation dominates), an overload in which clients give up, and
+//! an open-loop fixed rate. Stated once here; the lab's description, the benches and the tests all read [`scenarios`].
 
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
@@ -26,6 +26,30 @@ pub const BODIES: [Body; 2] = [
     },
 ];
 
+/// What one generation costs besides encoding the body.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cost {
+    /// Encoding only (about 1–2 ms per MiB here): transfer, not generation, is what a request
+    /// waits for.
+    Cheap,
+    /// Stats collection dominates: [`DOMINANT_ROUNDS`] of CPU work per topic, about 20 ms per
+    /// MiB of body here, ten times the encoding (the write-up's broker spent seconds).
+    Dominant,
+}
+
+/// Rounds of the synthetic stats collection per topic in a [`Cost::Dominant`] generation (about
+/// 1.4 ns each on this lab's machines: 48,000 × 295 topics ≈ 20 ms for 1 MiB).
+pub const DOMINANT_ROUNDS: u32 = 48_000;
+
+impl Cost {
+    fn rounds(self) -> u32 {
+        match self {
+            Cost::Cheap => 0,
+            Cost::Dominant => DOMINANT_ROUNDS,
+        }
+    }
+}
+
 /// Virtual users of the closed-loop scenarios.
 pub const CLOSED_USERS: [usize; 3] = [1, 10, 100];
 
@@ -38,6 +62,12 @@ pub const PATIENT: Duration = Duration::from_secs(30);
 /// capacity, clients give up and ask again (the write-up's timeout problem).
 pub const OVERLOAD: (usize, Duration) = (100, Duration::from_millis(100));
 
+/// The gzip scenario: 100 users asking for gzip, each giving up after 500 ms. Compressing 1 MiB
+/// takes about 10 ms here (21:1), so a design that compresses every response needs about a
+/// second per round of 100 and half of its clients give up, as in the write-up, where about a
+/// quarter of gzip requests timed out.
+pub const GZIP: (usize, Duration) = (100, Duration::from_millis(500));
+
 /// Requests per user in one measured run of the overload, at least.
 pub const OVERLOAD_ROUNDS: usize = 5;
 
@@ -49,13 +79,34 @@ pub const PROFILE_WARM_UP: u64 = 3;
 /// Requests in the smallest measured run of any scenario (a quick run's whole sample).
 pub const MIN_REQUESTS: u64 = 8;
 
-/// The open loop: this many requests per second on the small body, whatever the server does.
-pub const OPEN_RATE: u32 = 150;
+/// The open loops' rates, in percent of the serial design's capacity on the small body (its
+/// one-user closed-loop rate, measured by each process before it measures an open loop): below,
+/// at and above the capacity of Pulsar's endpoint before the fix, whatever the server does.
+pub const OPEN_PERCENTS: [u32; 3] = [50, 100, 200];
+
+/// An open loop's client deadline: a scraper's timeout, so that a queue growing past it shows as
+/// censored latencies and timeouts, not as an ever longer run.
+pub const OPEN_DEADLINE: Duration = Duration::from_secs(1);
+
+/// Users of the scenario that shows memory against concurrency beyond the write-up's 100.
+pub const MANY_USERS: usize = 1000;
+
+/// How requests arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    /// `users` virtual users, each asking again when its last request ended.
+    Closed { users: usize },
+    /// A fixed rate, `percent` of the serial design's measured capacity.
+    Open { percent: u32 },
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Scenario {
-    pub load: Load,
+    pub shape: Shape,
     pub body: Body,
+    pub cost: Cost,
+    /// Whether clients ask for gzip (`Accept-Encoding: gzip`).
+    pub gzip: bool,
     /// The client's deadline, which is also the server's request timeout.
     pub timeout: Duration,
     /// Whether this is the overload (its name says so).
@@ -64,17 +115,27 @@ pub struct Scenario {
 
 impl Scenario {
     pub fn name(&self) -> String {
-        match self.load {
-            Load::Closed { users } if self.overload => {
-                format!("overload-{users}vu-{}", self.body.name)
-            }
-            Load::Closed { users } => format!("closed-{users}vu-{}", self.body.name),
-            Load::Open { per_second } => format!("open-{per_second}rps-{}", self.body.name),
-        }
+        let cost = match self.cost {
+            Cost::Cheap => "",
+            Cost::Dominant => "-dominant",
+        };
+        let gzip = if self.gzip { "-gzip" } else { "" };
+        let shape = match self.shape {
+            Shape::Closed { users } if self.overload => format!("overload-{users}vu"),
+            Shape::Closed { users } => format!("closed-{users}vu"),
+            Shape::Open { percent } => format!("open-{percent}pct"),
+        };
+        format!("{shape}-{}{cost}{gzip}", self.body.name)
     }
 
     pub fn label(&self) -> String {
-        let body = format!("{} MiB body", self.body.bytes >> 20);
+        let body = match self.cost {
+            Cost::Cheap => format!("{} MiB body", self.body.bytes >> 20),
+            Cost::Dominant => format!(
+                "{} MiB body, stats collection dominating generation",
+                self.body.bytes >> 20
+            ),
+        };
         let users = |n: usize| {
             if n == 1 {
                 "1 user".to_owned()
@@ -82,15 +143,22 @@ impl Scenario {
                 format!("{n} users")
             }
         };
-        match self.load {
-            Load::Closed { users: n } if self.overload => format!(
+        match self.shape {
+            Shape::Closed { users: n } if self.overload => format!(
                 "{}, each giving up after {} ms and asking again, {body}",
                 users(n),
                 self.timeout.as_millis()
             ),
-            Load::Closed { users: n } => format!("{} in a closed loop, {body}", users(n)),
-            Load::Open { per_second } => format!(
-                "{per_second} requests/s, open loop (latency from the scheduled start), {body}"
+            Shape::Closed { users: n } if self.gzip => format!(
+                "{} asking for gzip, each giving up after {} ms, {body}",
+                users(n),
+                self.timeout.as_millis()
+            ),
+            Shape::Closed { users: n } => format!("{} in a closed loop, {body}", users(n)),
+            Shape::Open { percent } => format!(
+                "{percent} % of `serial-queue`'s capacity, open loop (latency from the scheduled \
+                 start, giving up after {} ms), {body}",
+                self.timeout.as_millis()
             ),
         }
     }
@@ -99,10 +167,23 @@ impl Scenario {
     /// [`MIN_REQUESTS`], and for the overload [`OVERLOAD_ROUNDS`] per user, so that clients give
     /// up and ask again long enough for a queue that keeps their abandoned requests to build up.
     pub fn min_requests(&self) -> u64 {
-        match self.load {
-            Load::Closed { users } if self.overload => (users * OVERLOAD_ROUNDS) as u64,
-            Load::Closed { users } => (users as u64).max(MIN_REQUESTS),
-            Load::Open { .. } => MIN_REQUESTS,
+        match self.shape {
+            Shape::Closed { users } if self.overload => (users * OVERLOAD_ROUNDS) as u64,
+            Shape::Closed { users } => (users as u64).max(MIN_REQUESTS),
+            Shape::Open { .. } => MIN_REQUESTS,
+        }
+    }
+
+    /// The load generator's shape, given the serial design's capacity in requests/s (asked only
+    /// for an open loop).
+    pub fn load(&self, serial_capacity: impl FnOnce() -> f64) -> Load {
+        match self.shape {
+            Shape::Closed { users } => Load::Closed { users },
+            Shape::Open { percent } => Load::Open {
+                per_second: (serial_capacity() * f64::from(percent) / 100.0)
+                    .round()
+                    .max(1.0) as u32,
+            },
         }
     }
 
@@ -116,44 +197,64 @@ impl Scenario {
             })
     }
 
-    /// The broker whose exposition this scenario serves (built once per body size and process).
+    /// The broker whose exposition this scenario serves (built once per body size, cost and
+    /// process).
     pub fn broker(&self) -> Arc<Broker> {
-        static BROKERS: [OnceLock<Arc<Broker>>; BODIES.len()] = [OnceLock::new(), OnceLock::new()];
-        let index = BODIES
+        static BROKERS: [OnceLock<Arc<Broker>>; 2 * BODIES.len()] =
+            [const { OnceLock::new() }; 2 * BODIES.len()];
+        let body = BODIES
             .iter()
             .position(|b| *b == self.body)
             .expect("scenarios use the listed bodies");
-        Arc::clone(BROKERS[index].get_or_init(|| Arc::new(Broker::with_body_size(self.body.bytes))))
+        let index = 2 * body + usize::from(self.cost == Cost::Dominant);
+        Arc::clone(BROKERS[index].get_or_init(|| {
+            Arc::new(Broker::with_body_size(self.body.bytes).collecting(self.cost.rounds()))
+        }))
     }
 }
 
 /// Every scenario, in report order.
 pub fn scenarios() -> Vec<Scenario> {
     let mut all = Vec::new();
-    for body in BODIES {
-        for users in CLOSED_USERS {
-            all.push(Scenario {
-                load: Load::Closed { users },
-                body,
-                timeout: PATIENT,
-                overload: false,
-            });
-        }
-    }
-    all.push(Scenario {
-        load: Load::Closed { users: OVERLOAD.0 },
-        body: BODIES[0],
-        timeout: OVERLOAD.1,
-        overload: true,
-    });
-    all.push(Scenario {
-        load: Load::Open {
-            per_second: OPEN_RATE,
-        },
-        body: BODIES[0],
+    let closed = |users, body, cost| Scenario {
+        shape: Shape::Closed { users },
+        body,
+        cost,
+        gzip: false,
         timeout: PATIENT,
         overload: false,
+    };
+    for body in BODIES {
+        for users in CLOSED_USERS {
+            all.push(closed(users, body, Cost::Cheap));
+        }
+    }
+    // Memory against concurrency past the write-up's 100 users (a serial queue's sample is 2,000
+    // generations of 1 ms here).
+    all.push(closed(MANY_USERS, BODIES[0], Cost::Cheap));
+    // Generation dominating, on the small body only: a dominant 16 MiB generation takes about
+    // 0.35 s, and a serial queue's sample at 100 users (a warm-up and a measured request per
+    // user) would take 70 s.
+    for users in CLOSED_USERS {
+        all.push(closed(users, BODIES[0], Cost::Dominant));
+    }
+    all.push(Scenario {
+        gzip: true,
+        timeout: GZIP.1,
+        ..closed(GZIP.0, BODIES[0], Cost::Cheap)
     });
+    all.push(Scenario {
+        overload: true,
+        timeout: OVERLOAD.1,
+        ..closed(OVERLOAD.0, BODIES[0], Cost::Cheap)
+    });
+    for percent in OPEN_PERCENTS {
+        all.push(Scenario {
+            shape: Shape::Open { percent },
+            timeout: OPEN_DEADLINE,
+            ..closed(1, BODIES[0], Cost::Cheap)
+        });
+    }
     all
 }
 
@@ -164,7 +265,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_parse_back() {
         let all = scenarios();
-        assert_eq!(all.len(), 8);
+        assert_eq!(all.len(), 15);
         for s in &all {
             assert_eq!(Scenario::parse(&s.name()).unwrap(), *s);
         }

@@ -25,6 +25,7 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
         let plan = Plan {
             load: Load::Closed { users: 32 },
             requests: 1_280,
+            gzip: false,
             timeout: Some(Duration::from_secs(30)),
         };
         let outcome = load.run(plan, 32, &mut (), true);
@@ -140,6 +141,7 @@ fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
         let plan = Plan {
             load: Load::Closed { users: 4 },
             requests: 40,
+            gzip: false,
             timeout: Some(Duration::from_secs(30)),
         };
         let outcome = load.run(plan, 0, &mut (), false);
@@ -175,6 +177,7 @@ fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
             let plan = Plan {
                 load: Load::Closed { users: 50 },
                 requests: 500,
+                gzip: false,
                 timeout: Some(Duration::from_millis(20)),
             };
             let outcome = load.run(plan, 0, &mut (), false);
@@ -194,4 +197,63 @@ fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
             }
         },
     );
+}
+
+/// A gzip request, to every design: the body is gzip, its checksum header covers the bytes sent,
+/// and it decompresses to exactly the generation the response names (a full generation, not a
+/// truncated or another generation's body); a request that refuses gzip gets the identity body.
+/// Then a gzip load through the generator: every body matches its checksum.
+#[test]
+fn gzip_responses_decompress_to_the_full_generation_they_name() {
+    use std::io::Read;
+    let broker = small_broker();
+    for_each_design(&broker, None, |design, server| {
+        let name = design.name;
+        let gzip_request =
+            b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: br;q=0.9, GZIP\r\nConnection: close\r\n\r\n";
+        for _ in 0..3 {
+            let response = raw_exchange(server.addr(), gzip_request, 4096, Duration::ZERO);
+            assert_eq!(response.status, 200, "{name}");
+            assert_eq!(response.header("content-encoding"), Some("gzip"), "{name}");
+            let sent = u64::from_str_radix(response.header(CHECKSUM_HEADER).unwrap(), 16).unwrap();
+            assert_eq!(
+                checksum(&response.body),
+                sent,
+                "{name}: checksum of the bytes sent"
+            );
+            let generation: u64 = response.header(GENERATION_HEADER).unwrap().parse().unwrap();
+            let mut body = Vec::new();
+            flate2::read::GzDecoder::new(&response.body[..])
+                .read_to_end(&mut body)
+                .unwrap_or_else(|e| panic!("{name}: not gzip: {e}"));
+            assert_eq!(
+                body,
+                broker.generate(generation),
+                "{name}: generation {generation}"
+            );
+        }
+        let refused = raw_exchange(
+            server.addr(),
+            b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept-Encoding: gzip;q=0\r\nConnection: close\r\n\r\n",
+            4096,
+            Duration::ZERO,
+        );
+        assert_eq!(refused.header("content-encoding"), None, "{name}");
+        let generation: u64 = refused.header(GENERATION_HEADER).unwrap().parse().unwrap();
+        assert_eq!(refused.body, broker.generate(generation), "{name}");
+        let load = LoadGenerator::new(server.addr()).unwrap();
+        let plan = Plan {
+            load: Load::Closed { users: 8 },
+            requests: 64,
+            gzip: true,
+            timeout: Some(Duration::from_secs(30)),
+        };
+        let tally = load.run(plan, 8, &mut (), false).tally;
+        assert_eq!(
+            (tally.corrupt, tally.errors, tally.timeouts),
+            (0, 0, 0),
+            "{name}"
+        );
+        assert_eq!(tally.served + tally.refused, 64, "{name}");
+    });
 }

@@ -41,6 +41,7 @@ fn exercise(server: &coalesce_lab::server::Server) {
         load: Load::Closed { users: 8 },
         requests: 64,
         timeout: Some(Duration::from_secs(30)),
+        gzip: false,
     };
     let outcome = load.run(plan, 8, &mut (), false);
     assert_eq!(outcome.tally.corrupt, 0);

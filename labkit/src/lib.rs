@@ -46,6 +46,7 @@
 //!   SVG charts; [`document`]: a report as a lab declares it ([`document::LabReport`]), assembled
 //!   by the kit.
 
+pub mod affinity;
 pub mod alloc;
 pub mod answers;
 pub mod args;
@@ -71,5 +72,6 @@ pub mod table;
 pub mod targets;
 pub mod testing;
 pub mod threads;
+pub mod tools;
 pub mod verdicts;
 pub mod writeup;

@@ -65,6 +65,30 @@ pub fn gungraun_runner() -> Result<PathBuf> {
     Ok(runner)
 }
 
+/// Every tool the labs declare (`Describe::tools`), installed into `.tools/` at its pinned
+/// version when missing; the directory lab binaries and tests find them in (`LABKIT_TOOLS`).
+pub fn lab_tools(labs: &[&dyn Describe]) -> Result<PathBuf> {
+    let tools = root().join(".tools");
+    for tool in labs.iter().flat_map(|lab| lab.tools()) {
+        let binary = tools.join("bin").join(&tool.binary);
+        let installed = Command::new(&binary)
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains(&tool.version));
+        if !installed {
+            eprintln!(
+                "==> installing {} {} into .tools/ (once; a few minutes)",
+                tool.package, tool.version
+            );
+            run(cargo()
+                .args(["install", &tool.package, "--locked", "--force"])
+                .args(["--version", &tool.version, "--root"])
+                .arg(&tools))?;
+        }
+    }
+    Ok(tools.join("bin"))
+}
+
 /// The bench executables of one build, keyed by package directory and bench target name.
 pub struct BenchBinaries {
     /// The workspace the benches were built from: this checkout, or a worktree at another
@@ -191,6 +215,7 @@ impl BenchBinaries {
             .env("CARGO_PKG_NAME", package)
             .env("CARGO_MANIFEST_DIR", &dir)
             .env("GUNGRAUN_RUNNER", &self.runner)
+            .env(labkit::tools::TOOLS_ENV, root().join(".tools/bin"))
             .arg("--bench");
         cmd
     }

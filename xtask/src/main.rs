@@ -69,7 +69,7 @@ enum Command {
     /// result directories (e.g. two `bench --out-dir` runs) and counts, per lab, the decisive
     /// verdicts of the first that repeat, soften (unstable or inconclusive) or reverse.
     Rerun(RerunArgs),
-    /// Install the pinned gungraun-runner into .tools/ if it is missing.
+    /// Install the pinned gungraun-runner and the tools the labs declare into .tools/ if missing.
     Tools,
 }
 
@@ -224,7 +224,9 @@ fn main() {
         Command::Writeup(args) => writeup::writeup(&args),
         Command::Test => suite::test(),
         Command::Rerun(args) => rerun::rerun(&args),
-        Command::Tools => binaries::gungraun_runner().map(drop),
+        Command::Tools => binaries::gungraun_runner()
+            .and_then(|_| binaries::lab_tools(labs::all()?))
+            .map(drop),
     };
     if let Err(e) = result {
         eprintln!("error: {e:#}");
@@ -263,6 +265,7 @@ fn chosen_labs(all: &[labs::LabRef], words: &[String]) -> Result<(Vec<labs::LabR
 
 fn bench(args: &BenchArgs) -> Result<()> {
     let (chosen, words) = chosen_labs(labs::all()?, &args.words)?;
+    binaries::lab_tools(&chosen)?;
     let mode = args.mode.mode();
     let started = Instant::now();
     let binaries = BenchBinaries::this_checkout()?;

@@ -16,7 +16,11 @@ pub(crate) fn smoke_filter(lab: &dyn Describe) -> Result<Vec<String>> {
 
 pub(crate) fn test() -> Result<()> {
     let started = Instant::now();
-    run(cargo().args(["test", "--workspace"]))?;
+    // The tools first: a lab's tests may start them.
+    let tools = crate::binaries::lab_tools(labs::all()?)?;
+    run(cargo()
+        .args(["test", "--workspace"])
+        .env(labkit::tools::TOOLS_ENV, tools))?;
     let smoke = |words: Vec<String>, dir: &str| BenchArgs {
         mode: ModeArgs {
             quick: false,

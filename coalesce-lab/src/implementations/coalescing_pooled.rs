@@ -43,11 +43,7 @@ impl Production for RecycledBuffers {
             .lease
             .retain()
             .expect("the publisher's lease keeps the buffer published");
-        Exposition {
-            body: Bytes::from_owner(lease),
-            generation: result.generation,
-            checksum: result.checksum,
-        }
+        Exposition::new(Bytes::from_owner(lease), result.generation, result.checksum)
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod bounded_pool;
 pub mod coalescing;
+pub mod coalescing_gzip_once;
 pub mod coalescing_pooled;
 pub mod coalescing_window;
 pub mod serial_queue;

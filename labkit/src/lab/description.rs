@@ -6,6 +6,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 use super::{Describe, Experiment, Timing};
 use crate::callgrind::Buckets;
 use crate::record::RunMode;
+use crate::tools::Tool;
 
 /// Everything [`Describe`] says about a lab, with the timing of every run mode.
 ///
@@ -27,6 +28,8 @@ pub struct Description {
     pub timing: [Timing; 3],
     pub counted_ops: u64,
     pub cost_buckets: Buckets,
+    #[serde(default)]
+    pub tools: Vec<Tool>,
 }
 
 const MODES: [RunMode; 3] = [RunMode::Full, RunMode::Quick, RunMode::Smoke];
@@ -43,6 +46,7 @@ impl Description {
             timing: MODES.map(|mode| lab.timing(mode)),
             counted_ops: lab.counted_ops(),
             cost_buckets: lab.cost_buckets(),
+            tools: lab.tools(),
         }
     }
 
@@ -85,6 +89,9 @@ impl Describe for Description {
     }
     fn cost_buckets(&self) -> Buckets {
         self.cost_buckets.clone()
+    }
+    fn tools(&self) -> Vec<Tool> {
+        self.tools.clone()
     }
 }
 

@@ -391,6 +391,10 @@ pub trait Describe: Sync {
     fn cost_buckets(&self) -> crate::callgrind::Buckets {
         crate::callgrind::Buckets::default()
     }
+    /// Programs the lab's runners or tests start, installed by the driver ([`crate::tools`]).
+    fn tools(&self) -> Vec<crate::tools::Tool> {
+        Vec::new()
+    }
 }
 
 /// A lab that can run its cases: what the measurement binaries need beyond its description.
