@@ -47,7 +47,7 @@ impl ImplementationBuilder for Open {
         if let Shape::Closed { users } = scenario.shape
             && users > OPEN_FILES_ENOUGH
         {
-            // Two descriptors per user (client and server side), and some to spare.
+            // Two descriptors per user (client and server side), twice over to spare.
             labkit::process::raise_open_files(4 * users as u64 + 256)?;
         }
         let load = scenario.load(|| serial_capacity(&scenario));
@@ -122,12 +122,13 @@ fn measure_serial_capacity(scenario: &Scenario) -> Result<f64, String> {
     Ok(labkit::stats::median(&rates))
 }
 
-/// A design's server under one scenario's load.
+/// The load generator a runner drives its server with.
 enum Generators {
     Lab(LoadGenerator),
     Oha(Oha),
 }
 
+/// A design's server under one scenario's load.
 pub(crate) struct Scrapes {
     server: Server,
     client: Generators,

@@ -19,6 +19,8 @@ const LAYERS: &[(&str, &[&str])] = &[
             "alloc",
             "callgrind",
             "latency",
+            "affinity",
+            "tools",
         ],
     ),
     ("records and ids", &["record"]),
