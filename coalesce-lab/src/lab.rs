@@ -39,12 +39,21 @@ pub const CORRUPT: EventName = EventName::new("corrupt-bodies");
 pub const BACKLOG: EventName = EventName::new("backlog-at-end");
 /// Open loop: the schedule's span in µs (the offered rate is requests over it).
 pub const SCHEDULE_US: EventName = EventName::new("schedule-us");
-/// Open loop: the load generator's lag behind its schedule, summed in µs, and sends over 1 ms late.
+/// Open loop: the load generator's lag behind its schedule, summed in µs, and its histogram:
+/// sends by how late they started, one event per bucket of [`crate::load::LAG_EDGES`].
 pub const LAG_US: EventName = EventName::new("lag-us");
-pub const LATE: EventName = EventName::new("late-sends");
+pub const LAG_HISTOGRAM: [EventName; crate::load::LAG_EDGES.len() + 1] = [
+    EventName::new("lag-to-100us"),
+    EventName::new("lag-to-1ms"),
+    EventName::new("lag-to-10ms"),
+    EventName::new("lag-over-10ms"),
+];
 /// The load generator's CPU time in µs (the lab's client thread, or oha's process): per second,
 /// how busy the client's core was.
 pub const CLIENT_CPU_US: EventName = EventName::new("client-cpu-us");
+/// The server's CPU time in µs (the process's, less the lab's client thread): per request, what
+/// serving one costs; per second, how many of the server's cores it kept busy.
+pub const SERVER_CPU_US: EventName = EventName::new("server-cpu-us");
 
 fn scenario_parameter(scenario: &Scenario) -> Parameter {
     Parameter {

@@ -51,9 +51,14 @@ pub struct Plan {
     pub gzip: bool,
 }
 
-/// An open loop's send this far behind its schedule is late: the generator, not the server, fell
-/// behind.
-pub const LATE: Duration = Duration::from_millis(1);
+/// The upper edges of an open loop's lag histogram (how far behind its schedule a send started);
+/// the last bucket holds the sends later than the last edge. A send more than 1 ms late measures
+/// the generator falling behind, not the server.
+pub const LAG_EDGES: [Duration; 3] = [
+    Duration::from_micros(100),
+    Duration::from_millis(1),
+    Duration::from_millis(10),
+];
 
 /// Connections of the open loop kept ready before it starts.
 const OPEN_LOOP_CONNECTIONS: usize = 8;
@@ -79,8 +84,8 @@ pub struct Tally {
     /// Open loop: microseconds the sends started after their scheduled instants, summed (the
     /// generator's own lag, which a result must be told apart from).
     pub lag_us: u64,
-    /// Open loop: sends that started more than [`LATE`] after their scheduled instant.
-    pub late: u64,
+    /// Open loop: sends by how late they started, bucketed by [`LAG_EDGES`].
+    pub lag_histogram: [u64; LAG_EDGES.len() + 1],
 }
 
 impl Tally {
@@ -92,7 +97,9 @@ impl Tally {
         self.corrupt += other.corrupt;
         self.body_bytes += other.body_bytes;
         self.lag_us += other.lag_us;
-        self.late += other.late;
+        for (sum, n) in self.lag_histogram.iter_mut().zip(other.lag_histogram) {
+            *sum += n;
+        }
     }
 }
 
@@ -425,7 +432,8 @@ impl LoadGenerator {
                 let lag = sent.saturating_duration_since(scheduled.into_std());
                 let mut outcome = request(self.addr, &mut slot, &plan, sent).await;
                 outcome.0.lag_us = lag.as_micros() as u64;
-                outcome.0.late = u64::from(lag > LATE);
+                let bucket = LAG_EDGES.iter().position(|edge| lag <= *edge);
+                outcome.0.lag_histogram[bucket.unwrap_or(LAG_EDGES.len())] = 1;
                 // Latency from the scheduled start, not from when a connection was free.
                 books.enter(recorder.as_mut(), scheduled.into_std(), outcome);
                 if let Some(connection) = slot {

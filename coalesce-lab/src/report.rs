@@ -14,7 +14,8 @@ use crate::MetricsEndpoint;
 use crate::implementations::static_body::StaticBody;
 use crate::lab::{
     BACKLOG, BODY_MIB, CLIENT_CPU_US, CROSS_CHECKED, CoalesceLab, GENERATING_US, GENERATIONS, LAB,
-    LAG_US, LATE, REFUSED, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, WASTED,
+    LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA, SERVED, SERVER_CPU_US,
+    TIMEOUTS, WASTED,
 };
 use crate::workload::{BODIES, Cost, PATIENT, Scenario, Shape, scenarios};
 
@@ -103,6 +104,14 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             }
             Metric::EventsPerSec(CLIENT_CPU_US) => {
                 let experiment = client_busy(&r.id.experiment);
+                out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
+            }
+            Metric::EventsPer100Ops(SERVER_CPU_US) => {
+                let experiment = server_cpu(&r.id.experiment);
+                out.push(derive(&experiment, Metric::MeanNs, r.value * 10.0));
+            }
+            Metric::EventsPerSec(SERVER_CPU_US) => {
+                let experiment = server_busy(&r.id.experiment);
                 out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
             }
             // Per 100 requests: the span is 100 / offered rate, in µs; the lag 100 × its mean.
@@ -239,6 +248,14 @@ fn client_cpu(measured: &str) -> String {
 fn client_busy(measured: &str) -> String {
     format!("{measured}-client-busy")
 }
+/// Derived: the server's CPU time per request, and how many of its cores it kept busy (cores
+/// busy, not a share: the server's half may hold more than one).
+fn server_cpu(measured: &str) -> String {
+    format!("{measured}-server-cpu")
+}
+fn server_busy(measured: &str) -> String {
+    format!("{measured}-server-busy")
+}
 
 fn same(measured: &str) -> String {
     measured.to_owned()
@@ -261,6 +278,8 @@ fn measured_experiment(experiment: &str) -> &'static Experiment {
         OHA_OVER_LAB_P50.to_owned(),
         client_cpu(SCRAPE_BY_OHA),
         client_busy(SCRAPE_BY_OHA),
+        server_cpu(SCRAPE_BY_OHA),
+        server_busy(SCRAPE_BY_OHA),
     ];
     if oha.iter().any(|e| e == experiment) {
         &LAB.experiments()[1]
@@ -287,6 +306,8 @@ impl LabReport for CoalesceLab {
                 .filter(|r| is_open(&r.parameter));
             Block::Table(metric, open.collect())
         };
+        let lag =
+            |bucket: usize| open_table(SCRAPE, Metric::EventsPer100Ops(LAG_HISTOGRAM[bucket]));
         // Each cross-checked scenario twice, the lab's generator's row above oha's.
         let cross_check = |metric: Metric, derived: fn(&str) -> String| {
             let pairs = CROSS_CHECKED.iter().flat_map(|parameter| {
@@ -349,6 +370,8 @@ impl LabReport for CoalesceLab {
                     ("cross_p99", cross_check(Metric::LatencyP99Ns, same)),
                     ("cross_client_cpu", cross_check(Metric::MeanNs, client_cpu)),
                     ("cross_client_busy", cross_check(Metric::Ratio, client_busy)),
+                    ("cross_server_cpu", cross_check(Metric::MeanNs, server_cpu)),
+                    ("cross_server_busy", cross_check(Metric::Ratio, server_busy)),
                     ("offered", open_table(OFFERED, Metric::OpsPerSec)),
                     (
                         "open_goodput",
@@ -360,10 +383,10 @@ impl LabReport for CoalesceLab {
                         open_table(SCRAPE, Metric::EventsPer100Ops(TIMEOUTS)),
                     ),
                     ("generator_lag", open_table(GENERATOR_LAG, Metric::MeanNs)),
-                    (
-                        "late_sends",
-                        open_table(SCRAPE, Metric::EventsPer100Ops(LATE)),
-                    ),
+                    ("lag_to_100us", lag(0)),
+                    ("lag_to_1ms", lag(1)),
+                    ("lag_to_10ms", lag(2)),
+                    ("lag_over_10ms", lag(3)),
                     ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
                     ("wasted", table(Metric::EventsPer100Ops(WASTED))),
                     (
@@ -382,6 +405,8 @@ impl LabReport for CoalesceLab {
                 ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
                 ("client_busy", derived(&client_busy(SCRAPE), Metric::Ratio)),
                 ("client_cpu", derived(&client_cpu(SCRAPE), Metric::MeanNs)),
+                ("server_busy", derived(&server_busy(SCRAPE), Metric::Ratio)),
+                ("server_cpu", derived(&server_cpu(SCRAPE), Metric::MeanNs)),
                 ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
                 (
                     "latency",

@@ -9,8 +9,8 @@ use labkit::record::EventName;
 
 use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
-    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_US, LATE,
-    REFUSED, SCHEDULE_US, SERVED, TIMEOUTS, WASTED,
+    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_HISTOGRAM,
+    LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US, TIMEOUTS, WASTED,
 };
 use crate::load::{Load, LoadGenerator, Plan, Tally};
 use crate::oha::Oha;
@@ -158,8 +158,9 @@ impl Runner for Scrapes {
             opened_at: 0,
             generations: 0,
             wasted: 0,
-            generating: std::time::Duration::ZERO,
+            generating: Duration::ZERO,
             backlog: 0,
+            process_cpu: Duration::ZERO,
         };
         let outcome = match &self.client {
             Generators::Lab(generator) => generator.run(plan, warm_up, &mut edges, false),
@@ -192,6 +193,12 @@ impl Runner for Scrapes {
             },
         };
         let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
+        // The process's CPU is the server's and, when the lab drives it, the client thread's
+        // (oha's is its own process's).
+        let server_cpu = match self.client {
+            Generators::Lab(_) => edges.process_cpu.saturating_sub(outcome.client_cpu),
+            Generators::Oha(_) => edges.process_cpu,
+        };
         let generating = edges.generating.as_micros() as u64;
         let tally = outcome.tally;
         let schedule_us = match self.load {
@@ -217,34 +224,41 @@ impl Runner for Scrapes {
             (BACKLOG, backlog as u64),
             (SCHEDULE_US, schedule_us),
             (LAG_US, tally.lag_us),
-            (LATE, tally.late),
             (CLIENT_CPU_US, outcome.client_cpu.as_micros() as u64),
+            (SERVER_CPU_US, server_cpu.as_micros() as u64),
         ] {
+            window.count(event, n);
+        }
+        for (event, n) in LAG_HISTOGRAM.into_iter().zip(tally.lag_histogram) {
             window.count(event, n);
         }
         outcome.elapsed
     }
 }
 
-/// The measuring window, plus the server's generation counts at its edges.
+/// The measuring window, plus the server's generation counts and the process's CPU time at its
+/// edges.
 pub(crate) struct ServerEdges<'a> {
     window: &'a mut dyn Window,
     server: &'a Server,
     opened_at: u64,
     generations: u64,
     wasted: u64,
-    generating: std::time::Duration,
+    generating: Duration,
     backlog: usize,
+    process_cpu: Duration,
 }
 
 impl Window for ServerEdges<'_> {
     fn open(&mut self) {
         self.opened_at = self.server.generator().started();
+        self.process_cpu = labkit::process::cpu_time();
         self.window.open();
     }
 
     fn close(&mut self) {
         self.window.close();
+        self.process_cpu = labkit::process::cpu_time().saturating_sub(self.process_cpu);
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
         self.wasted = generator.wasted_since(self.opened_at);

@@ -257,3 +257,44 @@ fn gzip_responses_decompress_to_the_full_generation_they_name() {
         assert_eq!(tally.served + tally.refused, 64, "{name}");
     });
 }
+
+/// An open loop to every design: each scheduled request is answered or given up once, and each
+/// send is in exactly one bucket of the generator's lag histogram, the buckets summing to the
+/// requests and the summed lag no more than the histogram's buckets allow.
+#[test]
+fn an_open_loop_tallies_every_scheduled_send_once_in_its_lag_histogram() {
+    use coalesce_lab::load::LAG_EDGES;
+    let broker = small_broker();
+    for_each_design(&broker, None, |design, server| {
+        let name = design.name;
+        let load = LoadGenerator::new(server.addr()).unwrap();
+        let plan = Plan {
+            load: Load::Open { per_second: 400 },
+            requests: 120,
+            gzip: false,
+            timeout: Some(Duration::from_secs(30)),
+        };
+        let tally = load.run(plan, 0, &mut (), false).tally;
+        assert_eq!(
+            tally.served + tally.refused + tally.timeouts + tally.errors,
+            120,
+            "{name}: {tally:?}"
+        );
+        assert_eq!(tally.corrupt, 0, "{name}");
+        assert_eq!(
+            tally.lag_histogram.iter().sum::<u64>(),
+            120,
+            "{name}: one bucket per send: {tally:?}"
+        );
+        // Every send up to an edge lagged at most that edge; the sum cannot exceed their bounds
+        // unless the last, open bucket holds sends.
+        let below_last: u64 = LAG_EDGES
+            .iter()
+            .zip(tally.lag_histogram)
+            .map(|(edge, n)| edge.as_micros() as u64 * n)
+            .sum();
+        if tally.lag_histogram[LAG_EDGES.len()] == 0 {
+            assert!(tally.lag_us <= below_last, "{name}: {tally:?}");
+        }
+    });
+}
