@@ -49,8 +49,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
         .out_dir
         .clone()
         .unwrap_or_else(|| root().join("target/lab/compare"));
-    // The bench binary runs in its package directory, so it gets an absolute path.
-    let dir = std::path::absolute(&dir).with_context(|| dir.display().to_string())?;
+    let dir = crate::output::absolute(&dir)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let environment = Environment::capture(&root(), lab.package());
     let now = BenchBinaries::this_checkout()?;

@@ -29,6 +29,12 @@ pub fn out_dir(asked: Option<&Path>, partial: bool, dirty: bool, allow_dirty: bo
     }
 }
 
+/// `path` made absolute: a lab's binary runs in its package's directory, so a path relative to
+/// where `cargo xtask` was started would name another file there.
+pub fn absolute(path: &Path) -> Result<PathBuf> {
+    std::path::absolute(path).with_context(|| path.display().to_string())
+}
+
 fn write(path: &Path, contents: &str) -> Result<()> {
     write_atomic(path, contents).with_context(|| format!("cannot write {}", path.display()))
 }
@@ -47,13 +53,15 @@ pub fn write_results(lab: &dyn Describe, set: &ResultSet, dir: &Path) -> Result<
 /// Writes `<lab>.md`, `<lab>-details.md` and their charts into `dir` from its `<lab>.json`:
 /// the lab's own binary renders them (`labkit::lab_binary`), each file atomically.
 pub fn write_report(lab: &dyn Describe, dir: &Path) -> Result<()> {
+    let dir = absolute(dir)?;
     let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
-    run(cmd.arg("--render").arg(results_file(lab, dir)).arg(dir))
+    run(cmd.arg("--render").arg(results_file(lab, &dir)).arg(&dir))
 }
 
 /// The result set in `path` with `lab`'s derived records added, as the lab's binary computes them.
 pub fn with_derived(lab: &dyn Describe, path: &Path) -> Result<ResultSet> {
+    let path = absolute(path)?;
     let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
-    let json = output(cmd.arg("--derive").arg(path))?;
+    let json = output(cmd.arg("--derive").arg(&path))?;
     ResultSet::from_json(&json).map_err(|e| anyhow!("{}: {e}", lab.name()))
 }

@@ -109,6 +109,8 @@ pub struct LabRun<'a> {
 /// Runs one pass of a lab's `time` binary at a seed, on some cases or all.
 struct PassRunner<'a> {
     run: LabRun<'a>,
+    /// The method in use. Its `link_order` is the one that counts: it starts as the requested
+    /// `run.link_order` and falls back to `Fixed` when relinking yields identical binaries.
     method: TimingMethod,
     first_binary: Option<PathBuf>,
     runs: usize,
