@@ -96,8 +96,12 @@ impl Oha {
     /// One oha process on the client's CPUs; its CSV output.
     fn oha(&self, plan: &Plan) -> Result<String, String> {
         let mut command = Command::new(&self.path);
+        // oha starts one runtime thread per physical core of the machine, whatever its CPU set:
+        // on the client's one CPU two threads would take turns where the lab's generator runs one.
         command
-            .args(["--no-tui", "--output-format", "csv", "-n"])
+            .args(["--no-tui", "--output-format", "csv", "--worker-threads"])
+            .arg(crate::placement::client_cpus().to_string())
+            .arg("-n")
             .arg(plan.requests.max(1).to_string());
         match plan.load {
             Load::Closed { users } => command.arg("-c").arg(users.max(1).to_string()),

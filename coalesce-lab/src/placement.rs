@@ -24,6 +24,13 @@ pub fn split() -> Option<&'static Split> {
         .as_ref()
 }
 
+/// How many CPUs the load generator runs on: its half, or all allowed on a single CPU.
+pub fn client_cpus() -> usize {
+    split()
+        .map_or_else(|| allowed_cpus().len(), |s| s.client.len())
+        .max(1)
+}
+
 /// Pins the calling thread to the server's half (nothing on a single CPU).
 pub fn pin_to_server() {
     if let Some(split) = split()
@@ -61,6 +68,7 @@ mod tests {
             Some(split) => assert_eq!(during, split.client),
             None => assert_eq!(during, before),
         }
+        assert_eq!(client_cpus(), during.len().max(1));
         assert_eq!(allowed_cpus(), before);
         let server = std::thread::spawn(|| {
             pin_to_server();
