@@ -50,7 +50,7 @@ impl ImplementationBuilder for Open {
             // Two descriptors per user (client and server side), twice over to spare.
             labkit::process::raise_open_files(4 * users as u64 + 256)?;
         }
-        let load = scenario.load(|| serial_capacity(&scenario));
+        let load = scenario.load(|| serial_capacity(&scenario))?;
         let server = Server::start::<E>(
             Arc::new(Generator::new(scenario.broker())),
             Some(scenario.timeout),
@@ -80,24 +80,23 @@ const CAPACITY_RUNS: usize = 3;
 
 /// `serial-queue`'s requests/s for `scenario`'s broker with one user in a closed loop, measured
 /// once per process and broker before the first open loop opens (printed, so a log states the
-/// rate an open loop's percent stands for; each pass's own in its own process).
-fn serial_capacity(scenario: &Scenario) -> f64 {
+/// rate an open loop's percent stands for; each pass's own in its own process). A failed
+/// measurement is an error of the open loop's case, not a rate made up in its place.
+fn serial_capacity(scenario: &Scenario) -> Result<f64, String> {
     static MEASURED: Mutex<Vec<(String, f64)>> = Mutex::new(Vec::new());
     let key = format!("{:?}", (scenario.body, scenario.cost));
     let mut measured = MEASURED.lock().unwrap_or_else(PoisonError::into_inner);
     if let Some((_, rate)) = measured.iter().find(|(k, _)| *k == key) {
-        return *rate;
+        return Ok(*rate);
     }
-    let rate = measure_serial_capacity(scenario).unwrap_or_else(|e| {
-        eprintln!("coalesce: {e}; open loops run at their percent of 100 requests/s");
-        100.0
-    });
+    let rate = measure_serial_capacity(scenario)
+        .map_err(|e| format!("cannot measure serial-queue's capacity for an open loop: {e}"))?;
     eprintln!(
         "coalesce: serial-queue capacity, {}: {rate:.0} requests/s",
         scenario.body.name
     );
     measured.push((key, rate));
-    rate
+    Ok(rate)
 }
 
 fn measure_serial_capacity(scenario: &Scenario) -> Result<f64, String> {

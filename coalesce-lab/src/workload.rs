@@ -175,16 +175,19 @@ impl Scenario {
     }
 
     /// The load generator's shape, given the serial design's capacity in requests/s (asked only
-    /// for an open loop).
-    pub fn load(&self, serial_capacity: impl FnOnce() -> f64) -> Load {
-        match self.shape {
+    /// for an open loop; an error there is the scenario's).
+    pub fn load(
+        &self,
+        serial_capacity: impl FnOnce() -> Result<f64, String>,
+    ) -> Result<Load, String> {
+        Ok(match self.shape {
             Shape::Closed { users } => Load::Closed { users },
             Shape::Open { percent } => Load::Open {
-                per_second: (serial_capacity() * f64::from(percent) / 100.0)
+                per_second: (serial_capacity()? * f64::from(percent) / 100.0)
                     .round()
                     .max(1.0) as u32,
             },
-        }
+        })
     }
 
     pub fn parse(name: &str) -> Result<Self, String> {
@@ -271,5 +274,20 @@ mod tests {
         }
         let err = Scenario::parse("closed-3vu-16mib").unwrap_err();
         assert!(err.contains("valid: closed-1vu-1mib"), "{err}");
+    }
+
+    #[test]
+    fn an_open_loop_s_rate_is_its_percent_of_the_capacity_and_a_failed_capacity_is_its_error() {
+        let all = scenarios();
+        let open = all
+            .iter()
+            .find(|s| s.shape == Shape::Open { percent: 200 })
+            .unwrap();
+        assert_eq!(open.load(|| Ok(300.0)), Ok(Load::Open { per_second: 600 }));
+        let err = open.load(|| Err("no server".to_owned())).unwrap_err();
+        assert_eq!(err, "no server");
+        let closed = all.iter().find(|s| s.name() == "closed-10vu-1mib").unwrap();
+        let never = || -> Result<f64, String> { panic!("a closed loop needs no capacity") };
+        assert_eq!(closed.load(never), Ok(Load::Closed { users: 10 }));
     }
 }
