@@ -45,6 +45,10 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     let mut out = Vec::new();
     let measured = |r: &&Record| r.id.experiment == SCRAPE || r.id.experiment == SCRAPE_BY_OHA;
     for r in set.records.iter().filter(measured) {
+        // The ids derived under a fixed experiment name (generation, ceiling, offered rate, lag,
+        // heap in bodies) come from the lab's generator alone: oha's rows of the same cell would
+        // derive the same ids.
+        let lab_generator = r.id.experiment == SCRAPE;
         let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
         let derive = |experiment: &str, metric: Metric, value: f64| {
             let id = r.id.with_case(experiment, &r.id.parameter);
@@ -52,7 +56,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         };
         let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
         match r.metric {
-            Metric::EventsPer100Ops(GENERATING_US) => {
+            Metric::EventsPer100Ops(GENERATING_US) if lab_generator => {
                 let Some(generations) = generations_record.filter(|g| g.value > 0.0) else {
                     continue;
                 };
@@ -91,7 +95,9 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                     out.extend(ratio(r, lab, experiment));
                 }
             }
-            Metric::EventsPerSec(SERVED) if r.id.implementation != StaticBody::NAME => {
+            Metric::EventsPerSec(SERVED)
+                if lab_generator && r.id.implementation != StaticBody::NAME =>
+            {
                 let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
                 if let Some(ceiling) = set.find(&ceiling, r.metric) {
                     out.extend(ratio(r, ceiling, OF_CEILING));
@@ -115,13 +121,13 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                 out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
             }
             // Per 100 requests: the span is 100 / offered rate, in µs; the lag 100 × its mean.
-            Metric::EventsPer100Ops(SCHEDULE_US) if r.value > 0.0 => {
+            Metric::EventsPer100Ops(SCHEDULE_US) if r.value > 0.0 && lab_generator => {
                 out.push(derive(OFFERED, Metric::OpsPerSec, 1e8 / r.value));
             }
-            Metric::EventsPer100Ops(LAG_US) if is_open(&r.id.parameter) => {
+            Metric::EventsPer100Ops(LAG_US) if is_open(&r.id.parameter) && lab_generator => {
                 out.push(derive(GENERATOR_LAG, Metric::MeanNs, r.value * 10.0));
             }
-            Metric::PeakHeapBytes => {
+            Metric::PeakHeapBytes if lab_generator => {
                 if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
                     let bodies = r.value / scenario.body.bytes as f64;
                     out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, bodies));
@@ -494,6 +500,43 @@ mod tests {
             1,
             "the ceiling is not a fraction of itself"
         );
+    }
+
+    /// oha's rows of a cross-checked cell have the same implementation and scenario as the lab
+    /// generator's: the ids derived under a fixed name must come from the lab's rows alone, or
+    /// oha's (a lag it does not measure, its goodput over the lab's ceiling) stand in for them.
+    #[test]
+    fn a_cross_checked_cell_derives_each_fixed_id_once_from_the_lab_s_generator() {
+        let scenario = "open-100pct-1mib";
+        let by_oha = |metric: Metric, value: f64| {
+            Record::new(
+                BenchId::new(SCRAPE_BY_OHA, "coalescing", scenario),
+                metric,
+                value,
+            )
+        };
+        let lag = Metric::EventsPer100Ops(LAG_US);
+        let s = result_set(
+            &LAB,
+            vec![
+                scrape("coalescing", scenario, lag, 100_000.0),
+                by_oha(lag, 0.0),
+                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
+                by_oha(Metric::EventsPerSec(SERVED), 45.0),
+                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 100.0),
+            ],
+        );
+        let derived = derived(&s);
+        let values = |experiment: &str| -> Vec<f64> {
+            derived
+                .iter()
+                .filter(|r| r.id.experiment == experiment && r.id.implementation == "coalescing")
+                .map(|r| r.value)
+                .collect()
+        };
+        assert_eq!(values(GENERATOR_LAG), [1e6], "1 ms, the lab's mean lag");
+        assert_eq!(values(OF_CEILING), [0.9]);
+        assert_eq!(values(OHA_OVER_LAB_GOODPUT), [0.5]);
     }
 
     #[test]
