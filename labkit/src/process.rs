@@ -29,15 +29,45 @@ fn clock(id: libc::clockid_t) -> Duration {
 
 /// CPU time (user + system) of this process's children that have ended and been waited for.
 pub fn children_cpu_time() -> Duration {
+    let Some(usage) = rusage(libc::RUSAGE_CHILDREN) else {
+        return Duration::ZERO;
+    };
+    timeval(usage.ru_utime) + timeval(usage.ru_stime)
+}
+
+/// Kernel-side CPU time (system time) of the whole process, over all its threads: the part of
+/// [`cpu_time`] spent in system calls and the kernel work they do (a socket's copies, TCP).
+pub fn system_cpu_time() -> Duration {
+    rusage(libc::RUSAGE_SELF).map_or(Duration::ZERO, |u| timeval(u.ru_stime))
+}
+
+/// Kernel-side CPU time of the calling thread.
+pub fn thread_system_cpu_time() -> Duration {
+    rusage(libc::RUSAGE_THREAD).map_or(Duration::ZERO, |u| timeval(u.ru_stime))
+}
+
+fn timeval(t: libc::timeval) -> Duration {
+    Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000)
+}
+
+/// Voluntary context switches of the whole process, over all its threads: the times a thread
+/// gave up its CPU to wait (for I/O, a lock, a timer, work).
+pub fn voluntary_switches() -> u64 {
+    rusage(libc::RUSAGE_SELF).map_or(0, |u| u.ru_nvcsw as u64)
+}
+
+/// Voluntary context switches of the calling thread.
+pub fn thread_voluntary_switches() -> u64 {
+    rusage(libc::RUSAGE_THREAD).map_or(0, |u| u.ru_nvcsw as u64)
+}
+
+fn rusage(who: libc::c_int) -> Option<libc::rusage> {
     // SAFETY: all-zero is a valid `rusage` (plain integers and timevals); the call only writes
-    // it. Exercised by `children_cpu_time_counts_a_waited_child`.
+    // it. Exercised by `children_cpu_time_counts_a_waited_child` and
+    // `voluntary_switches_count_a_thread_s_sleeps`.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
     // SAFETY: `usage` is valid and writable for the duration of the call.
-    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage) } != 0 {
-        return Duration::ZERO;
-    }
-    let time = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1_000);
-    time(usage.ru_utime) + time(usage.ru_stime)
+    (unsafe { libc::getrusage(who, &mut usage) } == 0).then_some(usage)
 }
 
 /// Starts a new peak-RSS measurement (Linux: writing 5 to `/proc/self/clear_refs` resets
@@ -248,6 +278,35 @@ mod tests {
             .unwrap();
         assert!(status.success());
         assert!(children_cpu_time() > before);
+    }
+
+    #[test]
+    fn system_time_is_a_part_of_the_cpu_time() {
+        let (process, thread) = (system_cpu_time(), thread_system_cpu_time());
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_millis(30) {
+            // A system call each time round: the kernel's part grows.
+            let _ = std::fs::metadata("/proc/self/stat");
+        }
+        assert!(thread_system_cpu_time() > thread);
+        assert!(system_cpu_time() > process);
+        assert!(thread_system_cpu_time() <= thread_cpu_time());
+    }
+
+    #[test]
+    fn voluntary_switches_count_a_thread_s_sleeps() {
+        let (process, thread) = (voluntary_switches(), thread_voluntary_switches());
+        for _ in 0..5 {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        assert!(
+            thread_voluntary_switches() >= thread + 5,
+            "each sleep gives up the CPU"
+        );
+        assert!(
+            voluntary_switches() >= process + 5,
+            "the process counts its threads'"
+        );
     }
 
     #[test]

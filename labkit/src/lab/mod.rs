@@ -273,6 +273,11 @@ impl EventTally {
             .map(|(_, n)| n)
             .sum()
     }
+
+    /// Whether `event` was counted at all (a count of 0 included).
+    pub fn counted(&self, event: EventName) -> bool {
+        self.0.iter().any(|(e, _)| *e == event)
+    }
 }
 
 impl Window for EventTally {
