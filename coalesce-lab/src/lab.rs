@@ -54,6 +54,15 @@ pub const CLIENT_CPU_US: EventName = EventName::new("client-cpu-us");
 /// The server's CPU time in µs (the process's, less the lab's client thread): per request, what
 /// serving one costs; per second, how many of the server's cores it kept busy.
 pub const SERVER_CPU_US: EventName = EventName::new("server-cpu-us");
+/// The kernel's part of [`SERVER_CPU_US`] (system time: the sockets' copies and TCP).
+pub const SERVER_SYSTEM_CPU_US: EventName = EventName::new("server-system-cpu-us");
+/// The server's voluntary context switches (the process's, less the lab's client threads): the
+/// times a server thread went to sleep waiting for work or a socket, and was woken again.
+pub const SERVER_WAITS: EventName = EventName::new("server-waits");
+/// The server's writes to its sockets that took bytes, and those that found a socket's buffer
+/// full: per request, how finely a response was cut, which follows how the client reads it.
+pub const SERVER_WRITES: EventName = EventName::new("server-writes");
+pub const SERVER_WRITES_BLOCKED: EventName = EventName::new("server-writes-blocked");
 
 fn scenario_parameter(scenario: &Scenario) -> Parameter {
     Parameter {
@@ -154,13 +163,14 @@ impl Lab for CoalesceLab {
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
-        crate::report::derived(set)
+        crate::derive::derived(set)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::load::LAG_EDGES;
     use crate::with_implementations;
     use labkit::lab::EventTally;
 
@@ -220,7 +230,29 @@ mod tests {
             assert_eq!(window.total(ERRORS), 0, "{parameter}");
             assert!(window.total(GENERATIONS) >= 1, "{parameter}");
             assert!(elapsed > Duration::ZERO, "{parameter}");
+            assert!(
+                !window.counted(LAG_US) && !window.counted(LAG_HISTOGRAM[0]),
+                "{parameter}: oha measures no lag behind its schedule; its rows record none"
+            );
         }
+    }
+
+    #[test]
+    fn the_lag_histogram_s_event_names_say_its_edges() {
+        let short = |d: Duration| match d.as_micros() {
+            us if us < 1000 => format!("{us}us"),
+            us => format!("{}ms", us / 1000),
+        };
+        let mut expected: Vec<String> = LAG_EDGES
+            .iter()
+            .map(|edge| format!("lag-to-{}", short(*edge)))
+            .collect();
+        expected.push(format!(
+            "lag-over-{}",
+            short(LAG_EDGES[LAG_EDGES.len() - 1])
+        ));
+        let names: Vec<&str> = LAG_HISTOGRAM.iter().map(|e| e.as_str()).collect();
+        assert_eq!(names, expected);
     }
 
     #[test]
@@ -233,6 +265,11 @@ mod tests {
             assert_eq!(window.total(SERVED), 3, "{implementation}");
             assert_eq!(window.total(CORRUPT), 0, "{implementation}");
             assert_eq!(window.total(ERRORS), 0, "{implementation}");
+            assert!(
+                window.total(SERVER_WRITES) >= 3,
+                "{implementation}: a response takes at least one write"
+            );
+            assert!(window.counted(SERVER_WAITS) && window.counted(SERVER_SYSTEM_CPU_US));
             let generated = window.total(GENERATIONS);
             assert!(generated <= 3, "{implementation}: {generated} generations");
             if generated > 0 {

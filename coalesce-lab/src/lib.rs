@@ -10,7 +10,9 @@
 //! measurement iterate.
 
 pub mod buffer;
+mod client_threads;
 pub mod coalesce;
+pub mod derive;
 pub mod exposition;
 pub mod generation;
 pub mod implementations;

@@ -14,12 +14,15 @@
 //!   coordinated omission).
 
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::AtomicU64;
+use std::sync::atomic::Ordering::{Acquire, Relaxed};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
+use futures_util::StreamExt;
 use futures_util::future::join_all;
+use futures_util::stream::FuturesUnordered;
 use http_body_util::{BodyExt, Empty};
 use hyper::client::conn::http1::{Builder, SendRequest};
 use hyper::{Request, StatusCode};
@@ -27,9 +30,10 @@ use hyper_util::rt::TokioIo;
 use labkit::alloc::uncounted;
 use labkit::lab::Window;
 use labkit::latency::{LatencyRecorder, LatencySink};
-use labkit::process::thread_cpu_time;
 use tokio::net::TcpStream;
 
+pub use crate::client_threads::ClientCost;
+use crate::client_threads::Pacer;
 use crate::server::{CHECKSUM_HEADER, GENERATION_HEADER};
 
 /// How requests are offered.
@@ -116,8 +120,8 @@ pub struct Exchange {
 pub struct Outcome {
     /// Wall time of the measured part.
     pub elapsed: Duration,
-    /// CPU time the client spent in the measured part (its one thread).
-    pub client_cpu: Duration,
+    /// What the client spent in the measured part (its thread, and an open loop's pacer).
+    pub client: ClientCost,
     pub tally: Tally,
     /// Served requests, when asked for.
     pub history: Vec<Exchange>,
@@ -327,7 +331,7 @@ impl LoadGenerator {
                     tally: Mutex::new(Tally::default()),
                     history: keep_history.then(|| Mutex::new(Vec::new())),
                 };
-                let (elapsed, client_cpu) = self.runtime().block_on(async {
+                let (elapsed, client) = self.runtime().block_on(async {
                     match plan.load {
                         Load::Closed { users } => {
                             let mut connections: Vec<Option<Connection>> =
@@ -351,10 +355,10 @@ impl LoadGenerator {
                             )
                             .await;
                             window.open();
-                            let (started, cpu) = (Instant::now(), thread_cpu_time());
+                            let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
                             self.closed_loop(&mut connections, plan, latencies, &books)
                                 .await;
-                            let measured = (started.elapsed(), thread_cpu_time() - cpu);
+                            let measured = (started.elapsed(), ClientCost::since(cost));
                             window.close();
                             measured
                         }
@@ -367,10 +371,11 @@ impl LoadGenerator {
                                     .collect(),
                             );
                             window.open();
-                            let (started, cpu) = (Instant::now(), thread_cpu_time());
-                            self.open_loop(&idle, plan, per_second, latencies, &books)
+                            let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
+                            let pacer = self
+                                .open_loop(&idle, plan, per_second, latencies, &books)
                                 .await;
-                            let measured = (started.elapsed(), thread_cpu_time() - cpu);
+                            let measured = (started.elapsed(), ClientCost::since(cost).plus(pacer));
                             window.close();
                             measured
                         }
@@ -378,7 +383,7 @@ impl LoadGenerator {
                 });
                 Outcome {
                     elapsed,
-                    client_cpu,
+                    client,
                     tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
                     history: books
                         .history
@@ -411,6 +416,7 @@ impl LoadGenerator {
         join_all(users).await;
     }
 
+    /// Returns the pacer thread's cost.
     async fn open_loop(
         &self,
         idle: &Mutex<Vec<Connection>>,
@@ -418,32 +424,55 @@ impl LoadGenerator {
         per_second: u32,
         latencies: Option<Arc<LatencySink>>,
         books: &Books,
-    ) {
+    ) -> ClientCost {
         let interval = Duration::from_secs(1) / per_second.max(1);
-        let start = tokio::time::Instant::now();
-        let arrivals = (0..plan.requests).map(|i| {
+        let start = Instant::now();
+        let pacer = Arc::new(Pacer::new());
+        // Spawned from the client's thread, the pacer shares its CPUs; it allocates nothing the
+        // server's counters should see.
+        let keeper = {
+            let pacer = Arc::clone(&pacer);
+            std::thread::spawn(move || uncounted(|| pacer.keep(start, interval, plan.requests)))
+        };
+        let arrival = |i: u64| {
             let latencies = latencies.clone();
             async move {
                 let scheduled = start + interval * i as u32;
-                tokio::time::sleep_until(scheduled).await;
                 let mut recorder = latencies.as_ref().map(|s| s.recorder());
                 let mut slot = idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
                 let sent = Instant::now();
-                let lag = sent.saturating_duration_since(scheduled.into_std());
+                let lag = sent.saturating_duration_since(scheduled);
                 let mut outcome = request(self.addr, &mut slot, &plan, sent).await;
                 outcome.0.lag_us = lag.as_micros() as u64;
                 let bucket = LAG_EDGES.iter().position(|edge| lag <= *edge);
                 outcome.0.lag_histogram[bucket.unwrap_or(LAG_EDGES.len())] = 1;
                 // Latency from the scheduled start, not from when a connection was free.
-                books.enter(recorder.as_mut(), scheduled.into_std(), outcome);
+                books.enter(recorder.as_mut(), scheduled, outcome);
                 if let Some(connection) = slot {
                     idle.lock()
                         .unwrap_or_else(PoisonError::into_inner)
                         .push(connection);
                 }
             }
-        });
-        join_all(arrivals).await;
+        };
+        let mut in_flight = FuturesUnordered::new();
+        let mut started = 0;
+        loop {
+            // A ring that comes before this wait is kept as Notify's permit, not lost.
+            let rung = pacer.bell.notified();
+            while started < pacer.released.load(Acquire) {
+                in_flight.push(arrival(started));
+                started += 1;
+            }
+            if started == plan.requests && in_flight.is_empty() {
+                break;
+            }
+            tokio::select! {
+                () = rung, if started < plan.requests => {}
+                Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
+            }
+        }
+        keeper.join().unwrap_or_default()
     }
 }
 

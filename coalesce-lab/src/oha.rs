@@ -19,7 +19,7 @@ use labkit::lab::Window;
 use labkit::process::children_cpu_time;
 use labkit::tools::Tool;
 
-use crate::load::{Load, Plan};
+use crate::load::{ClientCost, Load, Plan};
 
 /// The pinned oha.
 pub fn tool() -> Tool {
@@ -41,22 +41,42 @@ pub struct Outcome {
     /// Requests oha did not report as successes (errors, timeouts, other statuses).
     pub not_served: u64,
     pub body_bytes: u64,
-    /// oha's CPU time (user + system) for the measured run, its process start-up included.
+    /// oha's CPU time (user + system) for the measured run, less [`Oha::start_up_cpu`]: what its
+    /// requests cost it, comparable per request with the lab's client thread.
     pub client_cpu: Duration,
+    /// What the lab's thread that started oha and waited for it spent: in this process's
+    /// totals, and not the server's.
+    pub waiting: ClientCost,
 }
 
 /// oha bound to one server.
 pub struct Oha {
     path: PathBuf,
     url: String,
+    /// The CPU time of an oha process that serves one request: its start-up (a runtime, a
+    /// client, its report), plus that one request, which the subtraction then also takes off a
+    /// measured run: one request's cost out of the run's, 1/12 of the test's short run and at
+    /// most 1/72 of a full run's sample.
+    start_up_cpu: Duration,
 }
 
 impl Oha {
     pub fn new(addr: SocketAddr) -> Result<Self, String> {
-        Ok(Self {
+        let mut oha = Self {
             path: tool().installed()?,
             url: format!("http://{addr}/metrics"),
-        })
+            start_up_cpu: Duration::ZERO,
+        };
+        let one = Plan {
+            load: Load::Closed { users: 1 },
+            requests: 1,
+            timeout: None,
+            gzip: false,
+        };
+        let cpu = children_cpu_time();
+        oha.oha(&one)?;
+        oha.start_up_cpu = children_cpu_time().saturating_sub(cpu);
+        Ok(oha)
     }
 
     /// Runs `warm_up` unmeasured requests (closed loops only), then `plan` with `window` opened
@@ -76,9 +96,12 @@ impl Oha {
             })?;
         }
         window.open();
-        let cpu = children_cpu_time();
+        let (cpu, waiting) = (children_cpu_time(), ClientCost::of_this_thread());
         let csv = self.oha(&plan);
-        let client_cpu = children_cpu_time().saturating_sub(cpu);
+        let client_cpu = children_cpu_time()
+            .saturating_sub(cpu)
+            .saturating_sub(self.start_up_cpu);
+        let waiting = ClientCost::since(waiting);
         window.close();
         let rows = parse_csv(&csv?)?;
         if let Some(sink) = window.latencies() {
@@ -89,6 +112,7 @@ impl Oha {
         }
         Ok(Outcome {
             client_cpu,
+            waiting,
             ..outcome(&rows, plan.requests)
         })
     }
@@ -188,7 +212,7 @@ fn outcome(rows: &[Row], requested: u64) -> Outcome {
         served: served.len() as u64,
         not_served: requested.saturating_sub(served.len() as u64),
         body_bytes: served.iter().map(|r| r.bytes).sum(),
-        client_cpu: Duration::ZERO,
+        ..Outcome::default()
     }
 }
 

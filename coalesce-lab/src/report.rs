@@ -1,160 +1,27 @@
-//! coalesce-lab's report: the records it derives from the measured ones (a generation's own
-//! time, the p99 counted in generations, the peak heap counted in bodies), its targets, its
-//! answers to the write-up, and what its two pages hold.
+//! coalesce-lab's report: its targets, its answers to the write-up, and what its two pages hold
+//! (tables of the measured records and of those [`crate::derive`] derives from them, charts).
 
 use labkit::answers::Answers;
 use labkit::chart::{Chart, log_log_chart};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
-use labkit::lab::{Describe, Experiment};
-use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::lab::Describe;
+use labkit::record::{BenchId, Metric, ResultSet};
 use labkit::report::Row;
 use labkit::targets::Targets;
 
-use crate::MetricsEndpoint;
-use crate::implementations::static_body::StaticBody;
-use crate::lab::{
-    BACKLOG, BODY_MIB, CLIENT_CPU_US, CROSS_CHECKED, CoalesceLab, GENERATING_US, GENERATIONS, LAB,
-    LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA, SERVED, SERVER_CPU_US,
-    TIMEOUTS, WASTED,
+use crate::derive::{
+    GENERATION, GENERATOR_LAG, OF_CEILING, OFFERED, OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50,
+    P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, client_busy, client_cpu, is_open, measured_experiment,
+    server_busy, server_cpu, server_system_cpu,
 };
-use crate::workload::{BODIES, Cost, PATIENT, Scenario, Shape, scenarios};
+use crate::lab::{
+    BACKLOG, BODY_MIB, CROSS_CHECKED, CoalesceLab, GENERATIONS, LAB, LAG_HISTOGRAM, REFUSED,
+    SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, WASTED,
+};
+use crate::workload::{BODIES, Cost, PATIENT, Shape, scenarios};
 
 /// What the targets table says below its rows: the reasons for misses, with this run's values.
 const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
-
-/// Derived: the mean time of one generation in a run, per pass.
-pub const GENERATION: &str = "generation";
-/// Derived: the p99 latency over one generation's time, in the same run.
-pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
-/// Derived: the peak live heap over the scenario's body size.
-pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
-/// Derived, open loops: the offered rate (requests over the schedule's span), requests/s.
-pub const OFFERED: &str = "offered";
-/// Derived, open loops: the load generator's mean lag behind its schedule.
-pub const GENERATOR_LAG: &str = "generator-lag";
-/// Derived, cross-checked scenarios: oha's goodput and p50 over the lab generator's, same design,
-/// scenario and pass.
-pub const OHA_OVER_LAB_GOODPUT: &str = "oha-over-lab-goodput";
-pub const OHA_OVER_LAB_P50: &str = "oha-over-lab-p50";
-/// Derived: a design's goodput over the ceiling's (`static-body`, no generation) in the same
-/// scenario, pass by pass.
-pub const OF_CEILING: &str = "of-ceiling";
-
-/// The records derived from measured ones, for every design and scenario that has their inputs.
-pub fn derived(set: &ResultSet) -> Vec<Record> {
-    let mut out = Vec::new();
-    let measured = |r: &&Record| r.id.experiment == SCRAPE || r.id.experiment == SCRAPE_BY_OHA;
-    for r in set.records.iter().filter(measured) {
-        // The ids derived under a fixed experiment name (generation, ceiling, offered rate, lag,
-        // heap in bodies) come from the lab's generator alone: oha's rows of the same cell would
-        // derive the same ids.
-        let lab_generator = r.id.experiment == SCRAPE;
-        let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
-        let derive = |experiment: &str, metric: Metric, value: f64| {
-            let id = r.id.with_case(experiment, &r.id.parameter);
-            Record::new(id, metric, value)
-        };
-        let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
-        match r.metric {
-            Metric::EventsPer100Ops(GENERATING_US) if lab_generator => {
-                let Some(generations) = generations_record.filter(|g| g.value > 0.0) else {
-                    continue;
-                };
-                // Per pass when both have passes, so the time compares pass by pass.
-                let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
-                let record = match (&r.passes, &generations.passes) {
-                    (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
-                        let id = r.id.with_case(GENERATION, &r.id.parameter);
-                        let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
-                        Record::from_passes(id, Metric::MeanNs, passes.collect())
-                    }
-                    _ => derive(
-                        GENERATION,
-                        Metric::MeanNs,
-                        ns_per_generation(r.value, generations.value),
-                    ),
-                };
-                if let Some(p99) = find(Metric::LatencyP99Ns) {
-                    out.push(derive(
-                        P99_IN_GENERATIONS,
-                        Metric::Ratio,
-                        p99 / record.value,
-                    ));
-                }
-                out.push(record);
-            }
-            Metric::EventsPerSec(SERVED) | Metric::LatencyP50Ns
-                if r.id.experiment == SCRAPE_BY_OHA =>
-            {
-                let experiment = match r.metric {
-                    Metric::LatencyP50Ns => OHA_OVER_LAB_P50,
-                    _ => OHA_OVER_LAB_GOODPUT,
-                };
-                let lab = BenchId::new(SCRAPE, &r.id.implementation, &r.id.parameter);
-                if let Some(lab) = set.find(&lab, r.metric) {
-                    out.extend(ratio(r, lab, experiment));
-                }
-            }
-            Metric::EventsPerSec(SERVED)
-                if lab_generator && r.id.implementation != StaticBody::NAME =>
-            {
-                let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
-                if let Some(ceiling) = set.find(&ceiling, r.metric) {
-                    out.extend(ratio(r, ceiling, OF_CEILING));
-                }
-            }
-            // Per 100 requests, µs: 10 × the mean in ns; per second, µs: 10^6 × the share busy.
-            Metric::EventsPer100Ops(CLIENT_CPU_US) => {
-                let experiment = client_cpu(&r.id.experiment);
-                out.push(derive(&experiment, Metric::MeanNs, r.value * 10.0));
-            }
-            Metric::EventsPerSec(CLIENT_CPU_US) => {
-                let experiment = client_busy(&r.id.experiment);
-                out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
-            }
-            Metric::EventsPer100Ops(SERVER_CPU_US) => {
-                let experiment = server_cpu(&r.id.experiment);
-                out.push(derive(&experiment, Metric::MeanNs, r.value * 10.0));
-            }
-            Metric::EventsPerSec(SERVER_CPU_US) => {
-                let experiment = server_busy(&r.id.experiment);
-                out.push(derive(&experiment, Metric::Ratio, r.value / 1e6));
-            }
-            // Per 100 requests: the span is 100 / offered rate, in µs; the lag 100 × its mean.
-            Metric::EventsPer100Ops(SCHEDULE_US) if r.value > 0.0 && lab_generator => {
-                out.push(derive(OFFERED, Metric::OpsPerSec, 1e8 / r.value));
-            }
-            Metric::EventsPer100Ops(LAG_US) if is_open(&r.id.parameter) && lab_generator => {
-                out.push(derive(GENERATOR_LAG, Metric::MeanNs, r.value * 10.0));
-            }
-            Metric::PeakHeapBytes if lab_generator => {
-                if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
-                    let bodies = r.value / scenario.body.bytes as f64;
-                    out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, bodies));
-                }
-            }
-            _ => {}
-        }
-    }
-    out
-}
-
-/// `of` over `over` as `experiment`'s ratio record, pass by pass when both have the same passes
-/// (measured in the same processes); `None` when `over` is 0.
-fn ratio(of: &Record, over: &Record, experiment: &str) -> Option<Record> {
-    let id = of.id.with_case(experiment, &of.id.parameter);
-    match (&of.passes, &over.passes) {
-        (Some(a), Some(b)) if a.len() == b.len() && b.iter().all(|v| *v > 0.0) => {
-            let passes = a.iter().zip(b).map(|(a, b)| a / b);
-            Some(Record::from_passes(id, Metric::Ratio, passes.collect()))
-        }
-        _ => (over.value > 0.0).then(|| Record::new(id, Metric::Ratio, of.value / over.value)),
-    }
-}
-
-fn is_open(parameter: &str) -> bool {
-    Scenario::parse(parameter).is_ok_and(|s| matches!(s.shape, Shape::Open { .. }))
-}
 
 /// Peak heap and peak RSS against users: one line per design over the closed loops of the small
 /// body with cheap generation (1 … 1,000 users), on log scales.
@@ -246,23 +113,6 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
     vec![(name.to_owned(), parameters)]
 }
 
-/// Derived: the load generator's CPU time per request, and the share of its core it kept busy,
-/// per measured experiment (the lab's generator's and oha's).
-fn client_cpu(measured: &str) -> String {
-    format!("{measured}-client-cpu")
-}
-fn client_busy(measured: &str) -> String {
-    format!("{measured}-client-busy")
-}
-/// Derived: the server's CPU time per request, and how many of its cores it kept busy (cores
-/// busy, not a share: the server's half may hold more than one).
-fn server_cpu(measured: &str) -> String {
-    format!("{measured}-server-cpu")
-}
-fn server_busy(measured: &str) -> String {
-    format!("{measured}-server-busy")
-}
-
 fn same(measured: &str) -> String {
     measured.to_owned()
 }
@@ -272,25 +122,6 @@ fn generator_name(experiment: &str) -> &'static str {
         "oha"
     } else {
         "the lab's generator"
-    }
-}
-
-/// The measured experiment whose parameters `experiment` (measured or derived) has: the
-/// cross-check's for oha's and the ratios to it, the scrapes' for the rest.
-fn measured_experiment(experiment: &str) -> &'static Experiment {
-    let oha = [
-        SCRAPE_BY_OHA.to_owned(),
-        OHA_OVER_LAB_GOODPUT.to_owned(),
-        OHA_OVER_LAB_P50.to_owned(),
-        client_cpu(SCRAPE_BY_OHA),
-        client_busy(SCRAPE_BY_OHA),
-        server_cpu(SCRAPE_BY_OHA),
-        server_busy(SCRAPE_BY_OHA),
-    ];
-    if oha.iter().any(|e| e == experiment) {
-        &LAB.experiments()[1]
-    } else {
-        &LAB.experiments()[0]
     }
 }
 
@@ -378,6 +209,10 @@ impl LabReport for CoalesceLab {
                     ("cross_client_busy", cross_check(Metric::Ratio, client_busy)),
                     ("cross_server_cpu", cross_check(Metric::MeanNs, server_cpu)),
                     ("cross_server_busy", cross_check(Metric::Ratio, server_busy)),
+                    (
+                        "cross_server_system_cpu",
+                        cross_check(Metric::MeanNs, server_system_cpu),
+                    ),
                     ("offered", open_table(OFFERED, Metric::OpsPerSec)),
                     (
                         "open_goodput",
@@ -440,104 +275,6 @@ impl LabReport for CoalesceLab {
 mod tests {
     use super::*;
     use labkit::testing::result_set;
-
-    fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
-        Record::new(
-            BenchId::new(SCRAPE, implementation, parameter),
-            metric,
-            value,
-        )
-    }
-
-    #[test]
-    fn derived_records_count_generations_and_bodies() {
-        let scenario = "closed-100vu-16mib";
-        let s = result_set(
-            &LAB,
-            vec![
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATIONS),
-                    4.0,
-                ),
-                // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATING_US),
-                    120_000.0,
-                ),
-                scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
-                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
-                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 120.0),
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::PeakHeapBytes,
-                    48.0 * 1024.0 * 1024.0,
-                ),
-            ],
-        );
-        let values: Vec<(String, f64)> = derived(&s)
-            .into_iter()
-            .map(|r| (r.id.to_string(), r.value))
-            .collect();
-        let find = |experiment: &str| {
-            values
-                .iter()
-                .find(|(id, _)| id.starts_with(experiment))
-                .unwrap()
-                .1
-        };
-        assert_eq!(find("generation/"), 30e6);
-        assert_eq!(find(P99_IN_GENERATIONS), 1.5);
-        assert_eq!(find(PEAK_HEAP_IN_BODIES), 3.0);
-        assert_eq!(find(OF_CEILING), 0.75);
-        let ceilings = values.iter().filter(|(id, _)| id.starts_with(OF_CEILING));
-        assert_eq!(
-            ceilings.count(),
-            1,
-            "the ceiling is not a fraction of itself"
-        );
-    }
-
-    /// oha's rows of a cross-checked cell have the same implementation and scenario as the lab
-    /// generator's: the ids derived under a fixed name must come from the lab's rows alone, or
-    /// oha's (a lag it does not measure, its goodput over the lab's ceiling) stand in for them.
-    #[test]
-    fn a_cross_checked_cell_derives_each_fixed_id_once_from_the_lab_s_generator() {
-        let scenario = "open-100pct-1mib";
-        let by_oha = |metric: Metric, value: f64| {
-            Record::new(
-                BenchId::new(SCRAPE_BY_OHA, "coalescing", scenario),
-                metric,
-                value,
-            )
-        };
-        let lag = Metric::EventsPer100Ops(LAG_US);
-        let s = result_set(
-            &LAB,
-            vec![
-                scrape("coalescing", scenario, lag, 100_000.0),
-                by_oha(lag, 0.0),
-                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
-                by_oha(Metric::EventsPerSec(SERVED), 45.0),
-                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 100.0),
-            ],
-        );
-        let derived = derived(&s);
-        let values = |experiment: &str| -> Vec<f64> {
-            derived
-                .iter()
-                .filter(|r| r.id.experiment == experiment && r.id.implementation == "coalescing")
-                .map(|r| r.value)
-                .collect()
-        };
-        assert_eq!(values(GENERATOR_LAG), [1e6], "1 ms, the lab's mean lag");
-        assert_eq!(values(OF_CEILING), [0.9]);
-        assert_eq!(values(OHA_OVER_LAB_GOODPUT), [0.5]);
-    }
 
     #[test]
     fn the_reference_files_name_the_lab_s_own_designs_and_cases() {

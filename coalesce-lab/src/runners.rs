@@ -10,9 +10,10 @@ use labkit::record::EventName;
 use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
     BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_HISTOGRAM,
-    LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US, TIMEOUTS, WASTED,
+    LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US, SERVER_WAITS,
+    SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, WASTED,
 };
-use crate::load::{Load, LoadGenerator, Plan, Tally};
+use crate::load::{ClientCost, Load, LoadGenerator, Plan, Tally};
 use crate::oha::Oha;
 use crate::server::Server;
 use crate::workload::{PATIENT, Scenario, Shape};
@@ -160,44 +161,57 @@ impl Runner for Scrapes {
             generating: Duration::ZERO,
             backlog: 0,
             process_cpu: Duration::ZERO,
+            process_system: Duration::ZERO,
+            process_switches: 0,
+            writes: (0, 0),
         };
-        let outcome = match &self.client {
-            Generators::Lab(generator) => generator.run(plan, warm_up, &mut edges, false),
+        // The outcome, and what the client spent inside this process (the lab's generator all of
+        // it; oha only the thread that waited for it), to be told apart from the server's.
+        let (outcome, in_process) = match &self.client {
+            Generators::Lab(generator) => {
+                let outcome = generator.run(plan, warm_up, &mut edges, false);
+                let client = outcome.client;
+                (outcome, client)
+            }
             Generators::Oha(oha) => match oha.run(plan, warm_up, &mut edges) {
-                Ok(o) => crate::load::Outcome {
-                    elapsed: o.elapsed,
-                    client_cpu: o.client_cpu,
-                    tally: Tally {
-                        served: o.served,
-                        errors: o.not_served,
-                        body_bytes: o.body_bytes,
-                        ..Tally::default()
+                Ok(o) => (
+                    crate::load::Outcome {
+                        elapsed: o.elapsed,
+                        client: ClientCost {
+                            cpu: o.client_cpu,
+                            ..ClientCost::default()
+                        },
+                        tally: Tally {
+                            served: o.served,
+                            errors: o.not_served,
+                            body_bytes: o.body_bytes,
+                            ..Tally::default()
+                        },
+                        history: Vec::new(),
                     },
-                    history: Vec::new(),
-                },
+                    o.waiting,
+                ),
                 Err(e) => {
                     // A run that measured nothing: every request counts as an error, and the
                     // report's cross-check shows it.
                     eprintln!("coalesce: {e}");
-                    crate::load::Outcome {
+                    let outcome = crate::load::Outcome {
                         elapsed: Duration::from_millis(1),
-                        client_cpu: Duration::ZERO,
+                        client: ClientCost::default(),
                         tally: Tally {
                             errors: ops,
                             ..Tally::default()
                         },
                         history: Vec::new(),
-                    }
+                    };
+                    (outcome, ClientCost::default())
                 }
             },
         };
         let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
-        // The process's CPU is the server's and, when the lab drives it, the client thread's
-        // (oha's is its own process's).
-        let server_cpu = match self.client {
-            Generators::Lab(_) => edges.process_cpu.saturating_sub(outcome.client_cpu),
-            Generators::Oha(_) => edges.process_cpu,
-        };
+        let server_cpu = edges.process_cpu.saturating_sub(in_process.cpu);
+        let server_system = edges.process_system.saturating_sub(in_process.system);
+        let server_waits = edges.process_switches.saturating_sub(in_process.switches);
         let generating = edges.generating.as_micros() as u64;
         let tally = outcome.tally;
         let schedule_us = match self.load {
@@ -222,14 +236,22 @@ impl Runner for Scrapes {
             (CORRUPT, tally.corrupt),
             (BACKLOG, backlog as u64),
             (SCHEDULE_US, schedule_us),
-            (LAG_US, tally.lag_us),
-            (CLIENT_CPU_US, outcome.client_cpu.as_micros() as u64),
+            (CLIENT_CPU_US, outcome.client.cpu.as_micros() as u64),
             (SERVER_CPU_US, server_cpu.as_micros() as u64),
+            (SERVER_SYSTEM_CPU_US, server_system.as_micros() as u64),
+            (SERVER_WAITS, server_waits),
+            (SERVER_WRITES, edges.writes.0),
+            (SERVER_WRITES_BLOCKED, edges.writes.1),
         ] {
             window.count(event, n);
         }
-        for (event, n) in LAG_HISTOGRAM.into_iter().zip(tally.lag_histogram) {
-            window.count(event, n);
+        // The lag behind the schedule is the lab generator's own measurement: oha reports none,
+        // and its rows leave the events out rather than record a lag of 0.
+        if let Generators::Lab(_) = self.client {
+            window.count(LAG_US, tally.lag_us);
+            for (event, n) in LAG_HISTOGRAM.into_iter().zip(tally.lag_histogram) {
+                window.count(event, n);
+            }
         }
         outcome.elapsed
     }
@@ -246,23 +268,42 @@ pub(crate) struct ServerEdges<'a> {
     generating: Duration,
     backlog: usize,
     process_cpu: Duration,
+    process_system: Duration,
+    process_switches: u64,
+    /// The server's socket writes, done and blocked.
+    writes: (u64, u64),
+}
+
+impl ServerEdges<'_> {
+    fn writes(&self) -> (u64, u64) {
+        self.server.writes().counts()
+    }
 }
 
 impl Window for ServerEdges<'_> {
     fn open(&mut self) {
         self.opened_at = self.server.generator().started();
         self.process_cpu = labkit::process::cpu_time();
+        self.process_system = labkit::process::system_cpu_time();
+        self.process_switches = labkit::process::voluntary_switches();
+        self.writes = self.writes();
         self.window.open();
     }
 
     fn close(&mut self) {
         self.window.close();
         self.process_cpu = labkit::process::cpu_time().saturating_sub(self.process_cpu);
+        self.process_system =
+            labkit::process::system_cpu_time().saturating_sub(self.process_system);
+        self.process_switches =
+            labkit::process::voluntary_switches().saturating_sub(self.process_switches);
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
         self.wasted = generator.wasted_since(self.opened_at);
         self.generating = generator.generating_since(self.opened_at);
         self.backlog = self.server.backlog();
+        let (done, blocked) = self.writes();
+        self.writes = (done - self.writes.0, blocked - self.writes.1);
     }
 
     fn latencies(&self) -> Option<Arc<LatencySink>> {

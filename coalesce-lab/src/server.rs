@@ -7,8 +7,12 @@
 //! carry on. A request whose `Accept-Encoding` lists gzip gets the body gzipped.
 
 use std::convert::Infallible;
+use std::io::IoSlice;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::task::{Context as TaskContext, Poll};
 use std::time::{Duration, Instant};
 
 use bytes::Bytes;
@@ -19,7 +23,8 @@ use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::{TokioIo, TokioTimer};
-use tokio::net::TcpListener;
+use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::oneshot;
 
 use crate::{Answer, Generator, MetricsEndpoint, Scrape};
@@ -36,10 +41,28 @@ pub const CONTENT_TYPE_OPENMETRICS: &str =
 /// A client that has not sent a whole request head by then is disconnected.
 const HEADER_READ_TIMEOUT: Duration = Duration::from_secs(5);
 
+/// The server's writes to its sockets since it started: how the bytes of its responses were cut
+/// into system calls, which depends on how fast the client drains its socket.
+#[derive(Debug, Default)]
+pub struct Writes {
+    /// Writes that took bytes.
+    done: AtomicU64,
+    /// Writes that found the socket's buffer full (the connection then waits to be writable).
+    blocked: AtomicU64,
+}
+
+impl Writes {
+    /// Writes done and writes blocked so far.
+    pub fn counts(&self) -> (u64, u64) {
+        (self.done.load(Relaxed), self.blocked.load(Relaxed))
+    }
+}
+
 /// A running server.
 pub struct Server {
     addr: SocketAddr,
     generator: Arc<Generator>,
+    writes: Arc<Writes>,
     backlog: Box<dyn Fn() -> usize + Send + Sync>,
     stop: Option<oneshot::Sender<()>>,
     runtime: Option<tokio::runtime::Runtime>,
@@ -71,15 +94,18 @@ impl Server {
                 .map_err(|_| std::io::Error::other("the design panicked while starting"))?
         };
         let (stop, stopped) = oneshot::channel();
+        let writes = Arc::new(Writes::default());
         let context = Arc::new(Context {
             endpoint: Arc::clone(&endpoint),
             generator: Arc::clone(&generator),
             timeout,
+            writes: Arc::clone(&writes),
         });
         runtime.spawn(accept(listener, context, stopped));
         Ok(Self {
             addr,
             generator,
+            writes,
             backlog: Box::new(move || endpoint.backlog()),
             stop: Some(stop),
             runtime: Some(runtime),
@@ -92,6 +118,10 @@ impl Server {
 
     pub fn generator(&self) -> &Arc<Generator> {
         &self.generator
+    }
+
+    pub fn writes(&self) -> &Writes {
+        &self.writes
     }
 
     /// Requests the design holds queued or generating right now.
@@ -116,6 +146,69 @@ struct Context<E> {
     endpoint: Arc<E>,
     generator: Arc<Generator>,
     timeout: Option<Duration>,
+    writes: Arc<Writes>,
+}
+
+/// A connection's socket with its writes counted into the server's [`Writes`].
+struct CountedStream {
+    stream: TcpStream,
+    writes: Arc<Writes>,
+}
+
+impl CountedStream {
+    fn count(&self, poll: Poll<std::io::Result<usize>>) -> Poll<std::io::Result<usize>> {
+        match &poll {
+            Poll::Ready(Ok(_)) => self.writes.done.fetch_add(1, Relaxed),
+            Poll::Pending => self.writes.blocked.fetch_add(1, Relaxed),
+            Poll::Ready(Err(_)) => 0,
+        };
+        poll
+    }
+}
+
+impl AsyncRead for CountedStream {
+    fn poll_read(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &mut ReadBuf<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_read(cx, buf)
+    }
+}
+
+impl AsyncWrite for CountedStream {
+    fn poll_write(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        buf: &[u8],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.stream).poll_write(cx, buf);
+        self.count(poll)
+    }
+
+    fn poll_write_vectored(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+        bufs: &[IoSlice<'_>],
+    ) -> Poll<std::io::Result<usize>> {
+        let poll = Pin::new(&mut self.stream).poll_write_vectored(cx, bufs);
+        self.count(poll)
+    }
+
+    fn is_write_vectored(&self) -> bool {
+        self.stream.is_write_vectored()
+    }
+
+    fn poll_flush(mut self: Pin<&mut Self>, cx: &mut TaskContext<'_>) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_flush(cx)
+    }
+
+    fn poll_shutdown(
+        mut self: Pin<&mut Self>,
+        cx: &mut TaskContext<'_>,
+    ) -> Poll<std::io::Result<()>> {
+        Pin::new(&mut self.stream).poll_shutdown(cx)
+    }
 }
 
 async fn accept<E: MetricsEndpoint>(
@@ -133,6 +226,10 @@ async fn accept<E: MetricsEndpoint>(
         };
         let _ = stream.set_nodelay(true);
         let context = Arc::clone(&context);
+        let stream = CountedStream {
+            stream,
+            writes: Arc::clone(&context.writes),
+        };
         tokio::spawn(async move {
             let service = service_fn(move |request| respond(request, Arc::clone(&context)));
             // A connection error (a client gone mid-body, a malformed request) ends this
