@@ -144,7 +144,9 @@ impl Ring {
     }
 
     fn get(&self, entry: u64) -> Option<PendingAck> {
-        let ack = self.slots[self.offset(entry)?];
+        // `get` checks the offset against the length once (an index would check it again).
+        let offset = usize::try_from(entry.checked_sub(self.base)?).ok()?;
+        let ack = *self.slots.get(offset)?;
         (ack != ABSENT).then_some(ack)
     }
 
@@ -261,27 +263,36 @@ impl Ring {
     }
 
     /// Removes entries ≤ `mark` from the front, visiting them ascending, then gives back memory
-    /// if the ring is mostly empty.
+    /// if the ring is mostly empty. The removed prefix is walked as the ring's two slices and
+    /// dropped at once (popping slot by slot cost about 29 instructions an entry).
     fn take_up_to(
         &mut self,
         ledger: u64,
         mark: u64,
         on_removed: &mut impl FnMut(u64, u64, PendingAck),
     ) {
-        while self.base <= mark {
-            let Some(ack) = self.slots.pop_front() else {
-                break;
-            };
-            if ack != ABSENT {
-                self.len -= 1;
-                on_removed(ledger, self.base, ack);
-            }
-            if self.slots.is_empty() {
-                break; // base may be u64::MAX; nothing follows it
-            }
-            self.base += 1;
+        let Some(last) = mark.checked_sub(self.base) else {
+            return;
+        };
+        let taken = usize::try_from(last)
+            .map_or(usize::MAX, |last| last.saturating_add(1))
+            .min(self.slots.len());
+        let (front, back) = self.slots.as_slices();
+        let in_front = taken.min(front.len());
+        let removed = visit_slots(ledger, self.base, &front[..in_front], on_removed)
+            + visit_slots(
+                ledger,
+                self.base.wrapping_add(in_front as u64),
+                &back[..taken - in_front],
+                on_removed,
+            );
+        self.len -= removed;
+        self.slots.drain(..taken);
+        // An emptied ring's base is set by its next entry (and may have been u64::MAX).
+        if !self.slots.is_empty() {
+            self.base += taken as u64;
+            self.trim_front();
         }
-        self.trim_front();
         let capacity = self.slots.capacity();
         if capacity > 64 && capacity > 4 * self.slots.len() {
             self.slots
@@ -290,11 +301,14 @@ impl Ring {
     }
 
     fn visit(&self, ledger: u64, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        for (offset, &ack) in self.slots.iter().enumerate() {
-            if ack != ABSENT {
-                visit(ledger, self.base + offset as u64, ack);
-            }
-        }
+        let (front, back) = self.slots.as_slices();
+        visit_slots(ledger, self.base, front, visit);
+        visit_slots(
+            ledger,
+            self.base.wrapping_add(front.len() as u64),
+            back,
+            visit,
+        );
     }
 
     fn into_sparse(self) -> BTreeMap<u64, PendingAck> {
@@ -304,6 +318,32 @@ impl Ring {
         });
         sparse
     }
+}
+
+/// Visits the present slots of `slots`, the first holding entry `first`; returns how many were
+/// present. A plain loop over one slice: the ring's iterator chains its two slices and checks
+/// which one it is in at every step. (Measured on `remove-all-up-to` and `for-each-scan`: visiting
+/// eight slots at a time, with one test for holes per eight, cost as many instructions per
+/// entry as this.)
+#[inline(always)]
+fn visit_slots(
+    ledger: u64,
+    first: u64,
+    slots: &[PendingAck],
+    visit: &mut impl FnMut(u64, u64, PendingAck),
+) -> usize {
+    // Holes are counted, not entries: they are the rare branch.
+    let mut holes = 0;
+    let mut entry = first;
+    for &ack in slots {
+        if ack == ABSENT {
+            holes += 1;
+        } else {
+            visit(ledger, entry, ack);
+        }
+        entry = entry.wrapping_add(1);
+    }
+    slots.len() - holes
 }
 
 impl Store {
@@ -347,13 +387,22 @@ impl Store {
 impl DenseWindow {
     /// Where ledger `id` is (`Ok`) or would go (`Err`).
     fn position(&self, id: u64) -> Result<usize, usize> {
+        // The newest ledger first, and the oldest only when it is not that one: each end of the
+        // deque is an index computation of its own.
         let count = self.ledgers.len();
-        match (self.ledgers.front(), self.ledgers.back()) {
-            (None, _) | (_, None) => Err(0),
-            (_, Some(last)) if last.id == id => Ok(count - 1),
-            (_, Some(last)) if last.id < id => Err(count),
-            (Some(first), _) if first.id == id => Ok(0),
-            (Some(first), _) if first.id > id => Err(0),
+        let Some(last) = self.ledgers.back() else {
+            return Err(0);
+        };
+        if last.id == id {
+            return Ok(count - 1);
+        }
+        if last.id < id {
+            return Err(count);
+        }
+        let first = &self.ledgers[0];
+        match first.id {
+            first if first == id => Ok(0),
+            first if first > id => Err(0),
             _ => {
                 let hint = self.hint.load(Ordering::Relaxed);
                 if self.ledgers.get(hint).is_some_and(|l| l.id == id) {
