@@ -49,8 +49,9 @@ impl ClientCost {
 
 /// An open loop's schedule, kept by a thread of its own: tokio's timer fires on its 1 ms tick
 /// after a deadline (measured: an open loop whose sends each slept to their instant on it started
-/// 53 % of them 1–10 ms late, 1.1 ms on average), a thread's sleep with a fine timer slack within µs. The thread
-/// releases the sends one by one and rings the runtime, which starts each released send.
+/// 53 % of them 1–10 ms late, 1.1 ms on average), a thread's sleep with a fine timer slack within
+/// µs. The thread releases the sends one by one and rings the runtime, which starts each released
+/// send.
 pub(crate) struct Pacer {
     pub(crate) released: AtomicU64,
     pub(crate) bell: Notify,

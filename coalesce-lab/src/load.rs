@@ -374,7 +374,15 @@ impl LoadGenerator {
                             let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
                             let pacer = self
                                 .open_loop(&idle, plan, per_second, latencies, &books)
-                                .await;
+                                .await
+                                .unwrap_or_else(|e| {
+                                    // Nothing was sent: every request counts as an error.
+                                    eprintln!("coalesce: {e}");
+                                    let mut tally =
+                                        books.tally.lock().unwrap_or_else(PoisonError::into_inner);
+                                    tally.errors += plan.requests;
+                                    ClientCost::default()
+                                });
                             let measured = (started.elapsed(), ClientCost::since(cost).plus(pacer));
                             window.close();
                             measured
@@ -416,7 +424,7 @@ impl LoadGenerator {
         join_all(users).await;
     }
 
-    /// Returns the pacer thread's cost.
+    /// Returns the pacer thread's cost, or why it could not start (then nothing was sent).
     async fn open_loop(
         &self,
         idle: &Mutex<Vec<Connection>>,
@@ -424,7 +432,7 @@ impl LoadGenerator {
         per_second: u32,
         latencies: Option<Arc<LatencySink>>,
         books: &Books,
-    ) -> ClientCost {
+    ) -> Result<ClientCost, String> {
         let interval = Duration::from_secs(1) / per_second.max(1);
         let start = Instant::now();
         let pacer = Arc::new(Pacer::new());
@@ -432,7 +440,10 @@ impl LoadGenerator {
         // server's counters should see.
         let keeper = {
             let pacer = Arc::clone(&pacer);
-            std::thread::spawn(move || uncounted(|| pacer.keep(start, interval, plan.requests)))
+            std::thread::Builder::new()
+                .name("pacer".to_owned())
+                .spawn(move || uncounted(|| pacer.keep(start, interval, plan.requests)))
+                .map_err(|e| format!("cannot start the open loop's pacer thread: {e}"))?
         };
         let arrival = |i: u64| {
             let latencies = latencies.clone();
@@ -472,7 +483,7 @@ impl LoadGenerator {
                 Some(()) = in_flight.next(), if !in_flight.is_empty() => {}
             }
         }
-        keeper.join().unwrap_or_default()
+        Ok(keeper.join().unwrap_or_default())
     }
 }
 

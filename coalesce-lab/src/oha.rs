@@ -55,8 +55,7 @@ pub struct Oha {
     url: String,
     /// The CPU time of an oha process that serves one request: its start-up (a runtime, a
     /// client, its report), plus that one request, which the subtraction then also takes off a
-    /// measured run: one request's cost out of the run's, 1/12 of the test's short run and at
-    /// most 1/72 of a full run's sample.
+    /// measured run: one request's cost out of the run's (1/12 of the test's 12-request run).
     start_up_cpu: Duration,
 }
 
