@@ -36,7 +36,7 @@ pub use sequence::{DedupError, DupStatus, MAX_SEQUENCE_ID, Position, SequenceBat
 /// - [`purge`](SequenceDedup::purge) of a producer runs only while that producer is inactive (no
 ///   connection of it admits or records; Pulsar purges producers inactive for a while); other
 ///   producers may publish meanwhile. An admission of the same producer overlapping its purge
-///   may answer Unknown (`papaya-cas`, `producer-handle`).
+///   may answer Unknown (`papaya-cas`, `producer-handle`, `packed-handle`).
 ///
 /// `tests/contract.rs` checks exactly these promises for every design.
 pub trait SequenceDedup: Default + Send + Sync + 'static {
@@ -106,6 +106,7 @@ macro_rules! with_implementations {
             atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
             sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
             producer_handle => $crate::implementations::producer_handle::ProducerHandle,
+            packed_handle => $crate::implementations::packed_handle::PackedHandle,
             ; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
         }
     };

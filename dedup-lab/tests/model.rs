@@ -42,6 +42,11 @@ enum Op {
     Reconnect {
         producer: usize,
     },
+    /// The caller drops its handle; its next operation connects again. A purge while
+    /// disconnected may free the producer's state for another producer to reuse.
+    Disconnect {
+        producer: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -58,6 +63,7 @@ fn op() -> impl Strategy<Value = Op> {
         1 => Just(Op::ResetPushedToPersisted),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Purge { producer }),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Reconnect { producer }),
+        1 => (0..PRODUCERS).prop_map(|producer| Op::Disconnect { producer }),
     ]
 }
 
@@ -146,7 +152,7 @@ impl Model {
                 self.repl_persisted.remove(&name(producer));
                 None
             }
-            Op::Reconnect { .. } => None,
+            Op::Reconnect { .. } | Op::Disconnect { .. } => None,
         }
     }
 
@@ -167,9 +173,20 @@ impl Model {
     }
 }
 
+/// The caller's handle on `producer`, connected again if it was dropped.
+fn held<'h, D: SequenceDedup>(
+    dedup: &D,
+    handles: &'h mut [Option<D::Producer>],
+    producer: usize,
+) -> &'h D::Producer {
+    handles[producer].get_or_insert_with(|| dedup.connect(&name(producer)))
+}
+
 fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
     let dedup = D::default();
-    let mut handles: Vec<D::Producer> = (0..PRODUCERS).map(|p| dedup.connect(&name(p))).collect();
+    let mut handles: Vec<Option<D::Producer>> = (0..PRODUCERS)
+        .map(|p| Some(dedup.connect(&name(p))))
+        .collect();
     ops.iter()
         .map(|op| {
             let answer = match *op {
@@ -179,23 +196,28 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     span,
                 } => {
                     let batch = SequenceBatch::new(low, low + span).unwrap();
-                    Some(dedup.admit(&handles[producer], batch))
+                    Some(dedup.admit(held(&dedup, &mut handles, producer), batch))
                 }
                 Op::RecordPersisted { producer, id } => {
-                    dedup.record_persisted(&handles[producer], SequenceBatch::single(id).unwrap());
+                    let handle = held(&dedup, &mut handles, producer);
+                    dedup.record_persisted(handle, SequenceBatch::single(id).unwrap());
                     None
                 }
                 Op::AdmitReplicated {
                     producer,
                     ledger,
                     entry,
-                } => Some(dedup.admit_replicated(&handles[producer], position(ledger, entry))),
+                } => Some(dedup.admit_replicated(
+                    held(&dedup, &mut handles, producer),
+                    position(ledger, entry),
+                )),
                 Op::RecordReplicatedPersisted {
                     producer,
                     ledger,
                     entry,
                 } => {
-                    dedup.record_replicated_persisted(&handles[producer], position(ledger, entry));
+                    let handle = held(&dedup, &mut handles, producer);
+                    dedup.record_replicated_persisted(handle, position(ledger, entry));
                     None
                 }
                 Op::ResetPushedToPersisted => {
@@ -207,7 +229,11 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     None
                 }
                 Op::Reconnect { producer } => {
-                    handles[producer] = dedup.connect(&name(producer));
+                    handles[producer] = Some(dedup.connect(&name(producer)));
+                    None
+                }
+                Op::Disconnect { producer } => {
+                    handles[producer] = None;
                     None
                 }
             };

@@ -8,6 +8,7 @@ pub mod chm_monitor;
 pub mod chm_replace;
 pub mod chm_replace_unboxed;
 pub mod harness_floor;
+pub mod packed_handle;
 pub mod papaya_cas;
 pub mod producer_handle;
 pub mod sharded_lock;
