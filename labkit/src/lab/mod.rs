@@ -113,8 +113,9 @@ pub struct Experiment {
     /// When not 0, the allocation run measures a second window on the same runner after this
     /// many more untimed runs of the same size, and takes its allocation counts from it: steady
     /// state for structures that fill up first (a pool of buffers), as JMH measures allocation
-    /// after its warm-up iterations. The peak heap, peak RSS and CPU time stay the first
-    /// window's, which includes the filling.
+    /// after its warm-up iterations. Peak RSS and CPU time stay the first window's, which
+    /// includes the filling; the peak heap is the highest over all these runs, above the live
+    /// heap when the first window opened.
     pub profile_warm_up: u64,
     /// Whether each timed sample opens a fresh runner (a new structure, placed anew) rather than
     /// continuing the one opened for the benchmark.

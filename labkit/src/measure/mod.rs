@@ -98,16 +98,31 @@ fn allocation_records(
         return Ok(Retained::of(&first).records(id).to_vec());
     }
     // Steady-state counts come from a second window on the same runner after its warm-up, when
-    // the experiment asks for one; the process's peaks and CPU time stay the first window's.
-    let steady = if experiment.profile_warm_up > 0 {
-        for _ in 0..experiment.profile_warm_up {
-            runner.run(experiment.window_warm_up, ops, &mut ());
+    // the experiment asks for one; CPU time and peak RSS stay the first window's. The peak heap
+    // is the highest of every run (the first window, the warm-up runs, the second window),
+    // above the live heap when the first window opened: under concurrent users one run's peak
+    // depends on how their requests interleave, and the worst of several is what a memory
+    // bound has to hold.
+    let (steady, peak_growth) = match (experiment.profile_warm_up, window.opened) {
+        (0, _) | (_, None) => (first, first.peak_growth),
+        (warm_up, Some((start, _))) => {
+            for _ in 0..warm_up {
+                runner.run(experiment.window_warm_up, ops, &mut ());
+            }
+            // The high-water mark runs on from the first window's opening through the warm-up.
+            let through_warm_up = AllocSnapshot::now();
+            let mut again = Profile::default();
+            runner.run(experiment.window_warm_up, ops, &mut again);
+            let steady = delta(&again)?.0;
+            let second_peak = again
+                .closed
+                .map_or(0, |(end, _, _)| start.delta_to(&end).peak_growth);
+            let peak = first
+                .peak_growth
+                .max(start.delta_to(&through_warm_up).peak_growth)
+                .max(second_peak);
+            (steady, peak)
         }
-        let mut again = Profile::default();
-        runner.run(experiment.window_warm_up, ops, &mut again);
-        delta(&again)?.0
-    } else {
-        first
     };
     let calls = (ops * parameter.workers as u64) as f64;
     let mut records = vec![
@@ -131,7 +146,7 @@ fn allocation_records(
         records.push(Record::new(
             id.clone(),
             Metric::PeakHeapBytes,
-            first.peak_growth as f64,
+            peak_growth as f64,
         ));
         records.push(Record::new(
             id.clone(),
@@ -360,6 +375,85 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A lab whose one runner allocates and frees a megabyte in its third run only: in the
+    /// allocation run that is the second of the warm-up runs between the two windows.
+    struct PeakInWarmUp {
+        experiments: Vec<Experiment>,
+    }
+
+    struct MegabyteOnThirdRun(u32);
+
+    impl crate::lab::Runner for MegabyteOnThirdRun {
+        fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+            window.open();
+            self.0 += 1;
+            if self.0 == 3 {
+                use std::alloc::{GlobalAlloc, Layout};
+                let big = Layout::from_size_align(1 << 20, 8).unwrap();
+                // SAFETY: valid non-zero layout; freed right after with the same layout.
+                unsafe {
+                    let p = crate::alloc::CountingAlloc.alloc(big);
+                    assert!(!p.is_null());
+                    crate::alloc::CountingAlloc.dealloc(p, big);
+                }
+            }
+            window.close();
+            Duration::from_nanos(ops)
+        }
+    }
+
+    impl crate::lab::Describe for PeakInWarmUp {
+        fn name(&self) -> &'static str {
+            "peak"
+        }
+        fn package(&self) -> &'static str {
+            "peak-lab"
+        }
+        fn title(&self) -> &'static str {
+            "peak"
+        }
+        fn implementations(&self) -> Vec<&'static str> {
+            vec!["only"]
+        }
+        fn experiments(&self) -> &[Experiment] {
+            &self.experiments
+        }
+    }
+
+    impl Lab for PeakInWarmUp {
+        fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
+            Ok(Box::new(MegabyteOnThirdRun(0)))
+        }
+    }
+
+    #[test]
+    fn the_peak_heap_is_the_highest_of_every_run_of_the_allocation_process() {
+        let experiment = Experiment {
+            process_costs: true,
+            profile_warm_up: 3,
+            ..Experiment::new(
+                "op",
+                "one op",
+                Kind::Steady,
+                vec![crate::lab::Parameter::new("small", "small", true)],
+            )
+        };
+        let lab = PeakInWarmUp {
+            experiments: vec![experiment.clone()],
+        };
+        let case = BenchCase::new("op", "small");
+        let records = allocation_records(&lab, &experiment, "only", &case, 10).unwrap();
+        let peak = records
+            .iter()
+            .find(|r| r.metric == Metric::PeakHeapBytes)
+            .expect("a peak heap record");
+        assert!(
+            peak.value >= (1 << 20) as f64,
+            "the warm-up run's megabyte counts: {}",
+            peak.value
+        );
+    }
     use crate::testing::fixture::TINY;
 
     fn words(w: &[&str]) -> Vec<String> {
