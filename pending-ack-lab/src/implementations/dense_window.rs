@@ -17,7 +17,7 @@
 //!   capacity; rings emptied by single removes (a rolling window) are kept as spares and reused
 //!   by the next ledgers, so a steady dispatch/ack cycle allocates nothing even when many small
 //!   ledgers drain out of order. Spares hold at most 2 slots per live entry plus 1,024 slots
-//!   (`SPARE_FLOOR_SLOTS`). Cleanup paths (`remove_all_up_to`, `drain`) drop the spares.
+//!   (`SPARE_FLOOR_SLOTS`). A cleanup that removes something, and `drain`, drop the spares.
 //! - Costs: single removes never convert a ring: it only shrinks in span, so a ring thinned by
 //!   random single acks keeps its span (8 bytes per slot) until its front is acked or a cleanup
 //!   runs; a ledger that turned sparse stays a `BTreeMap` until it empties; an entry far before a
@@ -67,6 +67,15 @@ impl Store {
             Store::One { .. } => 1,
             Store::Ring(ring) => ring.len,
             Store::Sparse(sparse) => sparse.len(),
+        }
+    }
+
+    /// The lowest entry id held (a store is never empty).
+    fn first_entry(&self) -> u64 {
+        match self {
+            Store::One { entry, .. } => *entry,
+            Store::Ring(ring) => ring.base,
+            Store::Sparse(sparse) => sparse.first_key_value().map_or(u64::MAX, |(&e, _)| e),
         }
     }
 
@@ -188,6 +197,64 @@ impl DenseWindow {
         true
     }
 
+    /// Whether a cleanup up to `mark` finds nothing: the oldest entry comes after it.
+    #[inline]
+    fn nothing_up_to(&self, mark: Mark) -> bool {
+        self.ledgers.front().is_none_or(|first| {
+            first.id > mark.ledger
+                || (first.id == mark.ledger
+                    && mark
+                        .entry
+                        .is_none_or(|entry| first.store.first_entry() > entry))
+        })
+    }
+
+    /// Removes every entry `mark` covers (at least one), visiting them in order, and drops the
+    /// spare rings.
+    fn remove_covered(&mut self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
+        self.spares = Spares::default();
+        while self.ledgers.front().is_some_and(|l| l.id < mark.ledger) {
+            let ledger = self.ledgers.pop_front().expect("front exists");
+            self.len -= ledger.store.len();
+            ledger.store.visit(ledger.id, on_removed);
+        }
+        if let (Some(mark_entry), Some(first)) = (mark.entry, self.ledgers.front_mut())
+            && first.id == mark.ledger
+        {
+            let before = first.store.len();
+            let after = match &mut first.store {
+                Store::One { entry, ack } if *entry <= mark_entry => {
+                    on_removed(first.id, *entry, *ack);
+                    0
+                }
+                Store::One { .. } => 1,
+                Store::Ring(ring) => {
+                    ring.take_up_to(first.id, mark_entry, on_removed);
+                    ring.len
+                }
+                Store::Sparse(sparse) => {
+                    let kept = match mark_entry.checked_add(1) {
+                        Some(first_kept) => sparse.split_off(&first_kept),
+                        None => BTreeMap::new(),
+                    };
+                    for (entry, ack) in std::mem::replace(sparse.as_mut(), kept) {
+                        on_removed(first.id, entry, ack);
+                    }
+                    sparse.len()
+                }
+            };
+            self.len -= before - after;
+            if after == 0 {
+                self.ledgers.pop_front();
+            }
+        }
+        let capacity = self.ledgers.capacity();
+        if capacity > 64 && capacity > 4 * self.ledgers.len() {
+            self.ledgers
+                .shrink_to(self.ledgers.len() + self.ledgers.len() / 4);
+        }
+    }
+
     /// Removes an emptied ledger, keeping its ring as a spare when `recycle`.
     #[cold]
     #[inline(never)]
@@ -247,47 +314,12 @@ impl PendingAcks for DenseWindow {
         Some(removed)
     }
 
+    /// A cleanup that finds nothing to remove returns before the call that removes: the striped
+    /// map runs one cleanup per stripe, and a mark before the window is a no-op in all 16.
+    #[inline]
     fn remove_all_up_to(&mut self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
-        self.spares = Spares::default();
-        while self.ledgers.front().is_some_and(|l| l.id < mark.ledger) {
-            let ledger = self.ledgers.pop_front().expect("front exists");
-            self.len -= ledger.store.len();
-            ledger.store.visit(ledger.id, on_removed);
-        }
-        if let (Some(mark_entry), Some(first)) = (mark.entry, self.ledgers.front_mut())
-            && first.id == mark.ledger
-        {
-            let before = first.store.len();
-            let after = match &mut first.store {
-                Store::One { entry, ack } if *entry <= mark_entry => {
-                    on_removed(first.id, *entry, *ack);
-                    0
-                }
-                Store::One { .. } => 1,
-                Store::Ring(ring) => {
-                    ring.take_up_to(first.id, mark_entry, on_removed);
-                    ring.len
-                }
-                Store::Sparse(sparse) => {
-                    let kept = match mark_entry.checked_add(1) {
-                        Some(first_kept) => sparse.split_off(&first_kept),
-                        None => BTreeMap::new(),
-                    };
-                    for (entry, ack) in std::mem::replace(sparse.as_mut(), kept) {
-                        on_removed(first.id, entry, ack);
-                    }
-                    sparse.len()
-                }
-            };
-            self.len -= before - after;
-            if after == 0 {
-                self.ledgers.pop_front();
-            }
-        }
-        let capacity = self.ledgers.capacity();
-        if capacity > 64 && capacity > 4 * self.ledgers.len() {
-            self.ledgers
-                .shrink_to(self.ledgers.len() + self.ledgers.len() / 4);
+        if !self.nothing_up_to(mark) {
+            self.remove_covered(mark, on_removed);
         }
     }
 
