@@ -227,9 +227,17 @@ impl<D: SequenceDedup> Worker<D> {
     /// and callers can sanity-check the mix).
     #[inline(never)]
     pub fn run(&mut self, dedup: &D, ops: u64) -> u64 {
-        (0..ops)
-            .map(|_| u64::from(self.admit_next(dedup) == DupStatus::NotDup))
-            .sum()
+        // A worker's shape is fixed: it is tested once here, not per admission (the test inside
+        // the loop cost every shape about 9 instructions an admission, callgrind).
+        if self.increments.is_some() {
+            (0..ops)
+                .map(|_| u64::from(self.admit_next(dedup) == DupStatus::NotDup))
+                .sum()
+        } else {
+            (0..ops)
+                .map(|_| u64::from(self.admit_in_turn(dedup) == DupStatus::NotDup))
+                .sum()
+        }
     }
 
     /// The admission of the next producer's next id, round-robin over the worker's producers; in
@@ -245,6 +253,12 @@ impl<D: SequenceDedup> Worker<D> {
             self.next_ids[0] += 1;
             return DupStatus::NotDup;
         }
+        self.admit_in_turn(dedup)
+    }
+
+    /// The next producer's next id, round-robin over the worker's producers.
+    #[inline(always)]
+    fn admit_in_turn(&mut self, dedup: &D) -> DupStatus {
         let i = self.cursor;
         let id = self.next_ids[i];
         let id = if self.duplicate {
