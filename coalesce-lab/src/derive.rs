@@ -20,6 +20,10 @@ pub const GENERATION: &str = "generation";
 pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
 /// Derived: the peak live heap over the scenario's body size.
 pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
+/// Derived: the peak live heap above the ceiling's (`static-body`, which holds the same
+/// connections and no generation) in the same scenario, over the body size: what the design
+/// itself keeps alive.
+pub const PEAK_HEAP_OVER_CEILING: &str = "peak-heap-over-ceiling-in-bodies";
 /// Derived, open loops: the offered rate (requests over the schedule's span), requests/s.
 pub const OFFERED: &str = "offered";
 /// Derived, open loops: the load generator's mean lag behind its schedule.
@@ -125,8 +129,13 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             }
             Metric::PeakHeapBytes if lab_generator => {
                 if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
-                    let bodies = r.value / scenario.body.bytes as f64;
-                    out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, bodies));
+                    let body = scenario.body.bytes as f64;
+                    out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, r.value / body));
+                    let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
+                    if let Some(ceiling) = set.find(&ceiling, r.metric) {
+                        let above = (r.value - ceiling.value) / body;
+                        out.push(derive(PEAK_HEAP_OVER_CEILING, Metric::Ratio, above));
+                    }
                 }
             }
             _ => {}
@@ -234,6 +243,12 @@ mod tests {
                     Metric::PeakHeapBytes,
                     48.0 * 1024.0 * 1024.0,
                 ),
+                scrape(
+                    "static-body",
+                    scenario,
+                    Metric::PeakHeapBytes,
+                    40.0 * 1024.0 * 1024.0,
+                ),
             ],
         );
         let values: Vec<(String, f64)> = derived(&s)
@@ -249,7 +264,9 @@ mod tests {
         };
         assert_eq!(find("generation/"), 30e6);
         assert_eq!(find(P99_IN_GENERATIONS), 1.5);
-        assert_eq!(find(PEAK_HEAP_IN_BODIES), 3.0);
+        assert_eq!(find("peak-heap-in-bodies/coalescing"), 3.0);
+        assert_eq!(find("peak-heap-over-ceiling-in-bodies/coalescing"), 0.5);
+        assert_eq!(find("peak-heap-over-ceiling-in-bodies/static-body"), 0.0);
         assert_eq!(find(OF_CEILING), 0.75);
         let ceilings = values.iter().filter(|(id, _)| id.starts_with(OF_CEILING));
         assert_eq!(

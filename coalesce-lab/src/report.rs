@@ -11,8 +11,8 @@ use labkit::targets::Targets;
 
 use crate::derive::{
     GENERATION, GENERATOR_LAG, OF_CEILING, OFFERED, OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50,
-    P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, client_busy, client_cpu, is_open, measured_experiment,
-    server_busy, server_cpu, server_system_cpu,
+    P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, PEAK_HEAP_OVER_CEILING, client_busy, client_cpu,
+    is_open, measured_experiment, server_busy, server_cpu, server_system_cpu,
 };
 use crate::lab::{
     BACKLOG, BODY_MIB, CROSS_CHECKED, CoalesceLab, GENERATIONS, LAB, LAG_HISTOGRAM, REFUSED,
@@ -96,6 +96,7 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
         GENERATION,
         P99_IN_GENERATIONS,
         PEAK_HEAP_IN_BODIES,
+        PEAK_HEAP_OVER_CEILING,
         OF_CEILING,
         OFFERED,
         GENERATOR_LAG,
@@ -233,6 +234,10 @@ impl LabReport for CoalesceLab {
                     (
                         "peak_heap_in_bodies",
                         derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
+                    ),
+                    (
+                        "peak_heap_over_ceiling",
+                        derived(PEAK_HEAP_OVER_CEILING, Metric::Ratio),
                     ),
                     (
                         "seed",
