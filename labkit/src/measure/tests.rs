@@ -55,6 +55,9 @@ impl Lab for PeakInWarmUp {
 
 #[test]
 fn the_peak_heap_is_the_highest_of_every_run_of_the_allocation_process() {
+    let _alone = crate::alloc::DRIVEN_DIRECTLY
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     let experiment = Experiment {
         process_costs: true,
         profile_warm_up: 3,
