@@ -3,13 +3,16 @@
 //! up by prefix; ledgers arrive in increasing order and leave from the front. (This text is also
 //! the design notes of the lab's report, so it is written once.)
 //!
-//! - Outer level: a `VecDeque` of ledgers sorted by id, 32 bytes per ledger. New ledgers are
-//!   pushed at the back, drained ones popped at the front; lookups try the newest and oldest
-//!   ledger, then a hinted binary search.
+//! - Outer level: the ledgers sorted by id, 32 bytes per ledger, in a sliding `Vec` (a start index
+//!   moves past drained ledgers; the buffer is compacted when a push finds it full). New ledgers
+//!   are pushed at the back, drained ones popped at the front. A dispatch or ack of the newest or
+//!   oldest ledger's ring is handled in line without a search (dispatches go to the newest, acks
+//!   mostly to the oldest); other lookups try both ends, then a hinted binary search.
 //! - Per ledger, adaptive storage:
 //!   - `One`: a single entry stored inline (no allocation; the 1-entry-per-ledger sparse case);
-//!   - `Ring`: a ring of packed values indexed by `entry − base`, `ABSENT` for holes. Exact ops are
-//!     an index computation; prefix cleanup pops from the front and advances `base`;
+//!   - `Ring`: a window of packed values in a sliding `Vec`, indexed by `entry − base`, `ABSENT`
+//!     for holes. Exact ops are an index computation (no wrap test, unlike a `VecDeque`); prefix
+//!     cleanup moves the start and advances `base`;
 //!   - `Sparse`: an ordered `BTreeMap`, taken when a ring would hold more than 4 slots per entry
 //!     (huge gaps between entry ids); it stays sparse until the ledger empties.
 //! - Memory policy: rings grow by 1.25× (not 2×) so dense ledgers cost about 8–10 bytes per entry;
@@ -23,19 +26,21 @@
 //!   runs; a ledger that turned sparse stays a `BTreeMap` until it empties; an entry far before a
 //!   ring's base grows the ring at the front (bounded by the same density limit).
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use crate::{Mark, PendingAck, PendingAcks};
 
 mod ring;
+mod sliding_vec;
 
 use ring::{Ring, Spares, TooSparse};
+use sliding_vec::SlidingVec;
 
 #[derive(Default)]
 pub struct DenseWindow {
     /// Ascending by id, no empty ledgers.
-    ledgers: VecDeque<Ledger>,
+    ledgers: SlidingVec<Ledger>,
     len: usize,
     /// Rings of ledgers that emptied through `remove`, reused by the next ledgers that need one.
     spares: Spares,
@@ -48,6 +53,17 @@ pub struct DenseWindow {
 struct Ledger {
     id: u64,
     store: Store,
+}
+
+/// What a ledger popped from the front of the list leaves behind until the list is compacted.
+impl Default for Ledger {
+    fn default() -> Self {
+        let store = Store::One {
+            entry: 0,
+            ack: PendingAck::ABSENT,
+        };
+        Self { id: 0, store }
+    }
 }
 
 /// 24 bytes, so a one-entry ledger costs 32 bytes in the outer deque.
@@ -79,6 +95,7 @@ impl Store {
         }
     }
 
+    #[inline]
     fn get(&self, entry: u64) -> Option<PendingAck> {
         match self {
             Store::One { entry: e, ack } => (*e == entry).then_some(*ack),
@@ -110,11 +127,12 @@ impl Store {
 
 impl DenseWindow {
     /// Where ledger `id` is (`Ok`) or would go (`Err`).
+    #[inline]
     fn position(&self, id: u64) -> Result<usize, usize> {
-        // The newest ledger first, and the oldest only when it is not that one: each end of the
-        // deque is an index computation of its own.
+        // The newest ledger first (a dispatch goes there), then the oldest (an ack of the window's
+        // front), then the hint.
         let count = self.ledgers.len();
-        let Some(last) = self.ledgers.back() else {
+        let Some(last) = self.ledgers.last() else {
             return Err(0);
         };
         if last.id == id {
@@ -132,7 +150,7 @@ impl DenseWindow {
                 if self.ledgers.get(hint).is_some_and(|l| l.id == id) {
                     return Ok(hint);
                 }
-                let found = self.ledgers.binary_search_by_key(&id, |l| l.id);
+                let found = self.ledgers.as_slice().binary_search_by_key(&id, |l| l.id);
                 if let Ok(index) = found {
                     self.hint.store(index, Ordering::Relaxed);
                 }
@@ -141,9 +159,35 @@ impl DenseWindow {
         }
     }
 
+    /// The oldest ledger first: a read checks an ack, and acks land near the front.
+    #[inline]
     fn store(&self, ledger: u64) -> Option<&Store> {
+        let ledgers = self.ledgers.as_slice();
+        let oldest = ledgers.first()?;
+        if oldest.id == ledger {
+            return Some(&oldest.store);
+        }
         let index = self.position(ledger).ok()?;
-        Some(&self.ledgers[index].store)
+        ledgers.get(index).map(|l| &l.store)
+    }
+
+    /// The ring of ledger `id` when that is the newest or the oldest ledger: where a window's
+    /// dispatches and acks land, found without a search. `NEWEST_FIRST` says which end is tried
+    /// first (a dispatch goes to the newest, an ack mostly to the oldest).
+    #[inline(always)]
+    fn ring_at_an_end<const NEWEST_FIRST: bool>(&mut self, id: u64) -> Option<&mut Ring> {
+        let is = |ledger: Option<&Ledger>| ledger.is_some_and(|l| l.id == id);
+        let ledger = match NEWEST_FIRST {
+            true if is(self.ledgers.last()) => self.ledgers.last_mut(),
+            false if is(self.ledgers.first()) => self.ledgers.first_mut(),
+            true if is(self.ledgers.first()) => self.ledgers.first_mut(),
+            false if is(self.ledgers.last()) => self.ledgers.last_mut(),
+            _ => None,
+        }?;
+        match &mut ledger.store {
+            Store::Ring(ring) => Some(ring),
+            _ => None,
+        }
     }
 
     /// Inserts into an existing ledger's store, changing its representation when needed.
@@ -200,7 +244,7 @@ impl DenseWindow {
     /// Whether a cleanup up to `mark` finds nothing: the oldest entry comes after it.
     #[inline]
     fn nothing_up_to(&self, mark: Mark) -> bool {
-        self.ledgers.front().is_none_or(|first| {
+        self.ledgers.first().is_none_or(|first| {
             first.id > mark.ledger
                 || (first.id == mark.ledger
                     && mark
@@ -213,12 +257,12 @@ impl DenseWindow {
     /// spare rings.
     fn remove_covered(&mut self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
         self.spares = Spares::default();
-        while self.ledgers.front().is_some_and(|l| l.id < mark.ledger) {
+        while self.ledgers.first().is_some_and(|l| l.id < mark.ledger) {
             let ledger = self.ledgers.pop_front().expect("front exists");
             self.len -= ledger.store.len();
             ledger.store.visit(ledger.id, on_removed);
         }
-        if let (Some(mark_entry), Some(first)) = (mark.entry, self.ledgers.front_mut())
+        if let (Some(mark_entry), Some(first)) = (mark.entry, self.ledgers.first_mut())
             && first.id == mark.ledger
         {
             let before = first.store.len();
@@ -255,22 +299,8 @@ impl DenseWindow {
         }
     }
 
-    /// Removes an emptied ledger, keeping its ring as a spare when `recycle`.
-    #[cold]
     #[inline(never)]
-    fn drop_ledger(&mut self, index: usize, recycle: bool) {
-        let ledger = self.ledgers.remove(index).expect("index is in range");
-        if let (true, Store::Ring(ring)) = (recycle, ledger.store) {
-            self.spares.push(ring, self.len);
-        }
-    }
-}
-
-impl PendingAcks for DenseWindow {
-    const NAME: &'static str = "dense-window";
-    type Shared = crate::shared::RwLocked<Self>;
-
-    fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
+    fn add_or_replace_found(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         let new = match self.position(ledger) {
             Ok(index) => self.insert_into(index, entry, ack),
             Err(index) => {
@@ -283,16 +313,8 @@ impl PendingAcks for DenseWindow {
         new
     }
 
-    fn get(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
-        self.store(ledger)?.get(entry)
-    }
-
-    fn get_mut(&mut self, ledger: u64, entry: u64) -> Option<&mut PendingAck> {
-        let index = self.position(ledger).ok()?;
-        self.ledgers[index].store.get_mut(entry)
-    }
-
-    fn remove(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
+    #[inline(never)]
+    fn remove_found(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
         let index = self.position(ledger).ok()?;
         let store = &mut self.ledgers[index].store;
         let (removed, emptied) = match store {
@@ -314,6 +336,59 @@ impl PendingAcks for DenseWindow {
         Some(removed)
     }
 
+    /// Removes an emptied ledger, keeping its ring as a spare when `recycle`.
+    #[cold]
+    #[inline(never)]
+    fn drop_ledger(&mut self, index: usize, recycle: bool) {
+        let ledger = self.ledgers.remove(index).expect("index is in range");
+        if let (true, Store::Ring(ring)) = (recycle, ledger.store) {
+            self.spares.push(ring, self.len);
+        }
+    }
+}
+
+impl PendingAcks for DenseWindow {
+    const NAME: &'static str = "dense-window";
+    type Shared = crate::shared::RwLocked<Self>;
+
+    /// An entry of the newest or oldest ledger's ring (dispatches append to the newest) is
+    /// stored in line when the ring need not grow; anything else goes through the ledger search.
+    #[inline(always)]
+    fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
+        if let Some(ring) = self.ring_at_an_end::<true>(ledger)
+            && let Some(new) = ring.insert_in_place(entry, ack)
+        {
+            self.len += usize::from(new);
+            return new;
+        }
+        self.add_or_replace_found(ledger, entry, ack)
+    }
+
+    #[inline]
+    fn get(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
+        self.store(ledger)?.get(entry)
+    }
+
+    fn get_mut(&mut self, ledger: u64, entry: u64) -> Option<&mut PendingAck> {
+        let index = self.position(ledger).ok()?;
+        self.ledgers[index].store.get_mut(entry)
+    }
+
+    /// An entry of the newest or oldest ledger's ring (near-FIFO acks land in the oldest) is
+    /// removed in line when the ring keeps others; anything else goes through the ledger search.
+    #[inline(always)]
+    fn remove(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
+        if let Some(ring) = self.ring_at_an_end::<false>(ledger)
+            && ring.len > 1
+        {
+            let removed = ring.remove(entry)?;
+            self.len -= 1;
+            self.spares.trim(self.len);
+            return Some(removed);
+        }
+        self.remove_found(ledger, entry)
+    }
+
     /// A cleanup that finds nothing to remove returns before the call that removes: the striped
     /// map runs one cleanup per stripe, and a mark before the window is a no-op in all 16.
     #[inline]
@@ -324,7 +399,7 @@ impl PendingAcks for DenseWindow {
     }
 
     fn for_each(&self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-        for ledger in &self.ledgers {
+        for ledger in self.ledgers.as_slice() {
             ledger.store.visit(ledger.id, visit);
         }
     }
@@ -332,7 +407,7 @@ impl PendingAcks for DenseWindow {
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
         self.spares = Spares::default();
         self.len = 0;
-        for ledger in std::mem::take(&mut self.ledgers) {
+        for ledger in std::mem::take(&mut self.ledgers).as_slice() {
             ledger.store.visit(ledger.id, visit);
         }
     }

@@ -1,8 +1,9 @@
 //! A ledger's ring of packed values (entries `base ..`, `ABSENT` for holes) and the spare rings
 //! kept for reuse; the layout and its memory policy are described in [`super`].
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::BTreeMap;
 
+use super::sliding_vec::SlidingVec;
 use crate::PendingAck;
 
 /// A ring slot holding no entry (never a valid packed value: its top bit is set).
@@ -23,7 +24,7 @@ pub(super) struct Ring {
     pub(super) base: u64,
     /// Present (non-`ABSENT`) slots.
     pub(super) len: usize,
-    slots: VecDeque<PendingAck>,
+    slots: SlidingVec<PendingAck>,
 }
 
 /// Emptied rings kept for reuse, within a memory budget.
@@ -89,24 +90,28 @@ pub(super) struct TooSparse;
 // The small methods are `#[inline]`: the map calls them from another module, which may land in
 // another codegen unit, where they were calls (`trim_front` alone cost 37 instructions a cycle).
 impl Ring {
+    /// Where `entry` would be among the slots (not checked against their count).
     #[inline]
     fn offset(&self, entry: u64) -> Option<usize> {
-        let offset = entry.checked_sub(self.base)?;
-        (offset < self.slots.len() as u64).then_some(offset as usize)
+        usize::try_from(entry.checked_sub(self.base)?).ok()
+    }
+
+    #[inline]
+    fn slot_mut(&mut self, entry: u64) -> Option<&mut PendingAck> {
+        let offset = self.offset(entry)?;
+        self.slots.get_mut(offset)
     }
 
     #[inline]
     pub(super) fn get(&self, entry: u64) -> Option<PendingAck> {
         // `get` checks the offset against the length once (an index would check it again).
-        let offset = usize::try_from(entry.checked_sub(self.base)?).ok()?;
-        let ack = *self.slots.get(offset)?;
+        let ack = *self.slots.get(self.offset(entry)?)?;
         (ack != ABSENT).then_some(ack)
     }
 
     #[inline]
     pub(super) fn get_mut(&mut self, entry: u64) -> Option<&mut PendingAck> {
-        let offset = self.offset(entry)?;
-        let ack = &mut self.slots[offset];
+        let ack = self.slot_mut(entry)?;
         (*ack != ABSENT).then_some(ack)
     }
 
@@ -114,38 +119,36 @@ impl Ring {
         span <= SLOTS_PER_ENTRY * (self.len as u64 + 1) + RING_SLACK
     }
 
-    /// Makes room for `more` slots, growing by 1.25× rather than doubling.
-    fn reserve(&mut self, more: usize) {
-        let needed = self.slots.len() + more;
-        let capacity = self.slots.capacity();
-        if needed > capacity {
-            let target = needed.max(capacity + capacity / 4).max(8);
-            self.slots.reserve_exact(target - self.slots.len());
+    /// Stores `ack`; `Ok(true)` when the entry is new.
+    #[inline(always)]
+    pub(super) fn insert(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
+        match self.insert_in_place(entry, ack) {
+            Some(new) => Ok(new),
+            None => self.grow(entry, ack),
         }
     }
 
-    /// Stores `ack`; `Ok(true)` when the entry is new. The two hot cases (a present slot, and
-    /// appending the next entry id with room to spare) stay inline; the rest is `grow`.
+    /// The two hot cases of [`Ring::insert`], kept inline: a slot in the span, and the id after
+    /// the last slot with room to spare (a dispatch). `Some(true)` when the entry is new; `None`
+    /// (nothing changed) when the ring must grow.
     #[inline(always)]
-    pub(super) fn insert(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
-        if let Some(offset) = self.offset(entry) {
-            let slot = &mut self.slots[offset];
+    pub(super) fn insert_in_place(&mut self, entry: u64, ack: PendingAck) -> Option<bool> {
+        if let Some(slot) = self.slot_mut(entry) {
             let new = *slot == ABSENT;
             *slot = ack;
             self.len += usize::from(new);
-            return Ok(new);
+            return Some(new);
         }
         // `checked_sub`, not `wrapping_sub`: entry 0 after a ring ending at u64::MAX is not "the
         // next entry" (the model test found that wrap).
-        if self.len > 0
+        let next = self.len > 0
             && entry.checked_sub(self.base) == Some(self.slots.len() as u64)
-            && self.slots.len() < self.slots.capacity()
-        {
-            self.slots.push_back(ack);
+            && self.slots.has_room_at_back();
+        if next {
+            self.slots.push(ack);
             self.len += 1;
-            return Ok(true);
         }
-        self.grow(entry, ack)
+        next.then_some(true)
     }
 
     /// Inserts an entry outside the current span: the first one, one that needs more capacity,
@@ -155,8 +158,7 @@ impl Ring {
     fn grow(&mut self, entry: u64, ack: PendingAck) -> Result<bool, TooSparse> {
         if self.len == 0 {
             self.slots.clear();
-            self.reserve(1);
-            self.slots.push_back(ack);
+            self.slots.push(ack);
             self.base = entry;
             self.len = 1;
             return Ok(true);
@@ -166,33 +168,39 @@ impl Ring {
             if !self.span_allowed(span) {
                 return Err(TooSparse);
             }
-            let grow = span as usize - self.slots.len();
-            self.reserve(grow);
-            if grow > 1 {
-                self.slots.resize(span as usize - 1, ABSENT);
-            }
-            self.slots.push_back(ack);
+            self.slots.resize(span as usize - 1, ABSENT);
+            self.slots.push(ack);
         } else {
             let grow = self.base - entry;
             let span = grow.saturating_add(self.slots.len() as u64);
             if !self.span_allowed(span) {
                 return Err(TooSparse);
             }
-            self.reserve(grow as usize);
-            for _ in 1..grow {
-                self.slots.push_front(ABSENT);
-            }
-            self.slots.push_front(ack);
+            self.slots.extend_front(grow as usize, ABSENT);
+            self.slots[0] = ack;
             self.base = entry;
         }
         self.len += 1;
         Ok(true)
     }
 
-    #[inline]
+    /// The ack of the first entry of several (the front of a near-FIFO window) stays inline.
+    #[inline(always)]
     pub(super) fn remove(&mut self, entry: u64) -> Option<PendingAck> {
+        if entry == self.base && self.len > 1 {
+            let ack = *self.slots.first()?;
+            self.slots.advance(1);
+            self.base += 1;
+            self.len -= 1;
+            self.trim_front();
+            return Some(ack);
+        }
+        self.remove_other(entry)
+    }
+
+    fn remove_other(&mut self, entry: u64) -> Option<PendingAck> {
         let offset = self.offset(entry)?;
-        let ack = std::mem::replace(&mut self.slots[offset], ABSENT);
+        let ack = std::mem::replace(self.slots.get_mut(offset)?, ABSENT);
         if ack == ABSENT {
             return None;
         }
@@ -202,24 +210,24 @@ impl Ring {
         } else if offset == 0 {
             self.trim_front();
         } else if offset == self.slots.len() - 1 {
-            while self.slots.back() == Some(&ABSENT) {
-                self.slots.pop_back();
+            while self.slots.last() == Some(&ABSENT) {
+                self.slots.pop();
             }
         }
         Some(ack)
     }
 
-    #[inline]
+    #[inline(always)]
     fn trim_front(&mut self) {
-        while self.slots.front() == Some(&ABSENT) {
-            self.slots.pop_front();
+        while self.slots.first() == Some(&ABSENT) {
+            self.slots.advance(1);
             self.base += 1;
         }
     }
 
     /// Removes entries ≤ `mark` from the front, visiting them ascending, then gives back memory
-    /// if the ring is mostly empty. The removed prefix is walked as the ring's two slices and
-    /// dropped at once (popping slot by slot cost about 29 instructions an entry).
+    /// if the ring is mostly empty. The removed prefix is walked as one slice and dropped at once
+    /// (popping slot by slot cost about 29 instructions an entry).
     pub(super) fn take_up_to(
         &mut self,
         ledger: u64,
@@ -233,23 +241,9 @@ impl Ring {
             .map_or(usize::MAX, |last| last.saturating_add(1))
             .min(self.slots.len());
         let holes_possible = self.len < self.slots.len();
-        let (front, back) = self.slots.as_slices();
-        let in_front = taken.min(front.len());
-        let removed = visit_slots(
-            ledger,
-            self.base,
-            &front[..in_front],
-            holes_possible,
-            on_removed,
-        ) + visit_slots(
-            ledger,
-            self.base.wrapping_add(in_front as u64),
-            &back[..taken - in_front],
-            holes_possible,
-            on_removed,
-        );
-        self.len -= removed;
-        self.slots.drain(..taken);
+        let prefix = self.slots.as_slice().get(..taken).unwrap_or_default();
+        self.len -= visit_slots(ledger, self.base, prefix, holes_possible, on_removed);
+        self.slots.advance(taken);
         // An emptied ring's base is set by its next entry (and may have been u64::MAX).
         if !self.slots.is_empty() {
             self.base += taken as u64;
@@ -264,12 +258,10 @@ impl Ring {
 
     pub(super) fn visit(&self, ledger: u64, visit: &mut impl FnMut(u64, u64, PendingAck)) {
         let holes_possible = self.len < self.slots.len();
-        let (front, back) = self.slots.as_slices();
-        visit_slots(ledger, self.base, front, holes_possible, visit);
         visit_slots(
             ledger,
-            self.base.wrapping_add(front.len() as u64),
-            back,
+            self.base,
+            self.slots.as_slice(),
             holes_possible,
             visit,
         );
