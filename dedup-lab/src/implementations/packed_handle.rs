@@ -24,6 +24,7 @@
 
 use std::alloc::{Layout, handle_alloc_error};
 use std::hash::{BuildHasher, RandomState};
+use std::ptr::NonNull;
 use std::sync::{Arc, Mutex, MutexGuard, OnceLock};
 
 use hashbrown::HashTable;
@@ -229,37 +230,51 @@ impl<W: Watermark> Store<W> {
     }
 }
 
-/// A connection's hold on one slot: admission goes straight to `watermarks[offset]`; dropping it
-/// counts the connection out.
+/// A connection's hold on one slot: admission goes straight to the slot through a pointer (the
+/// one load `producer-handle`'s `Arc` costs); dropping it counts the connection out.
 struct Connection<W: Watermark> {
+    /// The slot, in `_segment`.
+    watermark: NonNull<WatermarkSlot<W>>,
     store: Arc<Store<W>>,
     slot: u32,
-    watermarks: Arc<[WatermarkSlot<W>]>,
-    /// The slot's place in `watermarks`, always in range (checked in [`Connection::new`]).
-    offset: usize,
+    /// Held, never read: it keeps the slots `watermark` points into alive.
+    _segment: Arc<[WatermarkSlot<W>]>,
 }
+
+// SAFETY: without its pointer, a connection is `Send` and `Sync` whenever the slots are (its other
+// fields are `Arc`s of `Sync` values and a number). The pointer only ever gives out `&` to a slot
+// that `_segment` owns; sending or sharing the connection shares that slot exactly as sharing
+// the `Arc` would, and a `WatermarkSlot` is atomics (`Sync`).
+unsafe impl<W: Watermark> Send for Connection<W> where WatermarkSlot<W>: Send + Sync {}
+// SAFETY: as for `Send` above.
+unsafe impl<W: Watermark> Sync for Connection<W> where WatermarkSlot<W>: Send + Sync {}
 
 impl<W: Watermark> Connection<W> {
     fn new(store: Arc<Store<W>>, slot: u32, watermarks: Arc<[WatermarkSlot<W>]>) -> Self {
-        let offset = split(slot).1;
         // The table hands out slots of the segment it returns: a failure here is a bug in this
         // file, caught on the connect path rather than on every admission.
-        assert!(offset < watermarks.len(), "slot {slot} outside its segment");
+        let watermark = NonNull::from(
+            watermarks
+                .get(split(slot).1)
+                .unwrap_or_else(|| panic!("slot {slot} outside its segment")),
+        );
         Self {
+            watermark,
             store,
             slot,
-            watermarks,
-            offset,
+            _segment: watermarks,
         }
     }
 
-    /// The hot path: without a bounds check, admission costs what `producer-handle`'s does
-    /// plus one indexed address.
+    /// The hot path: one pointer, as `producer-handle`'s admission goes through its `Arc`.
     #[inline]
     fn watermarks(&self) -> &WatermarkSlot<W> {
-        // SAFETY: `offset < watermarks.len()` was asserted in `new`, and neither field changes
-        // afterwards (a segment's slice is never resized; `Arc<[_]>` cannot be).
-        unsafe { self.watermarks.get_unchecked(self.offset) }
+        // SAFETY: `watermark` points at an element of the slice `self._segment` owns. That
+        // allocation lives as long as this connection holds the `Arc`, and an `Arc<[_]>`'s
+        // elements never move or get resized; only `&` to them is ever made (their state is
+        // atomics). Exercised by every admission test and by
+        // `a_held_handle_admits_to_its_slot_while_the_table_grows`.
+        unsafe { self.watermark.as_ref() }
     }
 }
 
@@ -438,6 +453,26 @@ mod tests {
         for p in (0..producers).step_by(97) {
             assert_eq!(dedup.highest_pushed(&format!("p{p}")), Some(p as u64));
         }
+    }
+
+    #[test]
+    fn a_held_handle_admits_to_its_slot_while_the_table_grows() {
+        let dedup = PackedHandle::default();
+        let first = dedup.connect("first");
+        assert_eq!(dedup.admit(&first, single(1)), DupStatus::NotDup);
+        dedup.record_persisted(&first, single(1));
+        // New segments (and the segment list's reallocations) while `first` holds its pointer.
+        let others: Vec<Handle> = (0..3 * SEGMENT_MAX)
+            .map(|p| dedup.connect(&format!("p{p}")))
+            .collect();
+        for (p, handle) in others.iter().enumerate() {
+            assert_eq!(dedup.admit(handle, single(p as u64)), DupStatus::NotDup);
+        }
+        assert_eq!(dedup.admit(&first, single(1)), DupStatus::Dup);
+        assert_eq!(dedup.admit(&first, single(2)), DupStatus::NotDup);
+        assert_eq!(dedup.highest_pushed("first"), Some(2));
+        let moved = std::thread::spawn(move || dedup.admit(&first, single(3)) == DupStatus::NotDup);
+        assert!(moved.join().unwrap(), "a handle sent to another thread");
     }
 
     #[test]
