@@ -114,7 +114,16 @@ impl<T> SlidingVec<T> {
         item
     }
 
+    /// Inserts at `index`, moving the shorter side: into the dead front when the items before
+    /// `index` are fewer and there is room there, as a `VecDeque` does.
     pub(super) fn insert(&mut self, index: usize, item: T) {
+        if self.start > 0 && index < self.len() / 2 {
+            self.start -= 1;
+            let at = self.start + index;
+            self.items[self.start] = item;
+            self.items[self.start..=at].rotate_left(1);
+            return;
+        }
         if !self.has_room_at_back() {
             self.reserve(1);
         }
