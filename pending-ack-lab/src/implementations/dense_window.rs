@@ -95,12 +95,17 @@ impl Store {
         }
     }
 
-    #[inline]
+    /// The `BTreeMap` search stays out of line, so the ring's lookup can be inlined small.
+    #[inline(always)]
     fn get(&self, entry: u64) -> Option<PendingAck> {
+        #[inline(never)]
+        fn sparse_get(sparse: &BTreeMap<u64, PendingAck>, entry: u64) -> Option<PendingAck> {
+            sparse.get(&entry).copied()
+        }
         match self {
             Store::One { entry: e, ack } => (*e == entry).then_some(*ack),
             Store::Ring(ring) => ring.get(entry),
-            Store::Sparse(sparse) => sparse.get(&entry).copied(),
+            Store::Sparse(sparse) => sparse_get(sparse, entry),
         }
     }
 
@@ -159,16 +164,20 @@ impl DenseWindow {
         }
     }
 
-    /// The oldest ledger first: a read checks an ack, and acks land near the front.
-    #[inline]
+    /// The oldest ledger in line (a read checks an ack, and acks land near the front), any
+    /// other through the search.
+    #[inline(always)]
     fn store(&self, ledger: u64) -> Option<&Store> {
-        let ledgers = self.ledgers.as_slice();
-        let oldest = ledgers.first()?;
-        if oldest.id == ledger {
-            return Some(&oldest.store);
+        match self.ledgers.first() {
+            Some(oldest) if oldest.id == ledger => Some(&oldest.store),
+            _ => self.store_by_search(ledger),
         }
+    }
+
+    #[inline(never)]
+    fn store_by_search(&self, ledger: u64) -> Option<&Store> {
         let index = self.position(ledger).ok()?;
-        ledgers.get(index).map(|l| &l.store)
+        self.ledgers.get(index).map(|l| &l.store)
     }
 
     /// The ring of ledger `id` when that is the newest or the oldest ledger: where a window's
@@ -364,7 +373,7 @@ impl PendingAcks for DenseWindow {
         self.add_or_replace_found(ledger, entry, ack)
     }
 
-    #[inline]
+    #[inline(always)]
     fn get(&self, ledger: u64, entry: u64) -> Option<PendingAck> {
         self.store(ledger)?.get(entry)
     }

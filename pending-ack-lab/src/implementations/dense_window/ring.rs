@@ -133,17 +133,17 @@ impl Ring {
     /// (nothing changed) when the ring must grow.
     #[inline(always)]
     pub(super) fn insert_in_place(&mut self, entry: u64, ack: PendingAck) -> Option<bool> {
-        if let Some(slot) = self.slot_mut(entry) {
+        // One offset for both cases. `checked_sub`, not `wrapping_sub`: entry 0 after a ring
+        // ending at u64::MAX is not "the next entry" (the model test found that wrap).
+        let offset = self.offset(entry)?;
+        let span = self.slots.len();
+        if let Some(slot) = self.slots.get_mut(offset) {
             let new = *slot == ABSENT;
             *slot = ack;
             self.len += usize::from(new);
             return Some(new);
         }
-        // `checked_sub`, not `wrapping_sub`: entry 0 after a ring ending at u64::MAX is not "the
-        // next entry" (the model test found that wrap).
-        let next = self.len > 0
-            && entry.checked_sub(self.base) == Some(self.slots.len() as u64)
-            && self.slots.has_room_at_back();
+        let next = offset == span && self.len > 0 && self.slots.has_room_at_back();
         if next {
             self.slots.push(ack);
             self.len += 1;

@@ -46,14 +46,15 @@ impl<T> SlidingVec<T> {
         self.items.get(self.start..).unwrap_or_default()
     }
 
+    /// `start + index` is never below the start, so the one bound to check is the buffer's end.
     #[inline]
     pub(super) fn get(&self, index: usize) -> Option<&T> {
-        self.as_slice().get(index)
+        self.items.get(self.start.checked_add(index)?)
     }
 
     #[inline]
     pub(super) fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        self.items.get_mut(self.start..)?.get_mut(index)
+        self.items.get_mut(self.start.checked_add(index)?)
     }
 
     #[inline]
