@@ -66,7 +66,7 @@ impl Default for Ledger {
     }
 }
 
-/// 24 bytes, so a one-entry ledger costs 32 bytes in the outer deque.
+/// 24 bytes, so a one-entry ledger costs 32 bytes in the outer list.
 enum Store {
     One {
         entry: u64,
@@ -308,6 +308,8 @@ impl DenseWindow {
         }
     }
 
+    /// `add_or_replace` for a ledger found by the search (or new), out of line so the in-line
+    /// path stays small.
     #[inline(never)]
     fn add_or_replace_found(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         let new = match self.position(ledger) {
@@ -322,6 +324,8 @@ impl DenseWindow {
         new
     }
 
+    /// `remove` for a ledger found by the search, or an end ledger's last entry; out of line so
+    /// the in-line path stays small.
     #[inline(never)]
     fn remove_found(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
         let index = self.position(ledger).ok()?;
