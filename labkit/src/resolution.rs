@@ -111,9 +111,10 @@ pub fn power_text(
         ]);
     }
     let mut text = format!(
-        "In every row the baseline was also measured with a calibrated share of its own time \
-         added inside each timed sample (spinning on its core), like a design that is that much \
-         slower. How often the run called it slower is what it could detect:\n\n{}",
+        "In every row the baseline's A/A twin (a second, separately placed run of the baseline) \
+         was also compared lengthened by a share of its own time, like a design that is that \
+         much slower with the baseline's own variation. How often the run called it slower is \
+         what it could detect:\n\n{}",
         table.render()
     );
     if let Some((largest, _, missed)) = single.last()

@@ -337,14 +337,43 @@ pub fn compare_main(lab: &'static dyn Lab) {
     crate::sampling::compare_main(&LabSamples(lab));
 }
 
-/// Operations per sample of `run`, so that a sample's timed part lasts about `target`: grown from
-/// the parameter's minimum by the factor the last run asks for (2× to 16× a step) until a run's
-/// timed part lasts at least half of `target`, then scaled to `target` from that run; growth also
-/// stops once a whole run (with untimed restores and warm-up) takes four times `target` (it is not
-/// scaled up then), and at the experiment's cap. The runs warm the cell up, the last at about the
-/// sample's size. A zero target runs nothing: every sample is the parameter's minimum (a lab
-/// whose minimum is already a whole load run).
+/// Operations per sample of `run`, so that a sample's timed part lasts about `target` (see
+/// [`calibrate_runs`]; the runs are also the cell's warm-up).
 fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
+    calibrate_runs(
+        |ops| run(ops, &mut ()),
+        experiment,
+        min_ops,
+        target,
+        Settle::Scaled,
+    )
+}
+
+/// Where calibration stops once a run's timed part reaches half the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Settle {
+    /// Scaled from that run to the target: the runs are a warm-up, the samples come after.
+    Scaled,
+    /// At that run's operations, so the run itself can be kept as a sample (an experiment whose
+    /// every run opens a fresh instance has nothing to warm up, and a run of a whole load is
+    /// too long to throw away).
+    OnLastRun,
+}
+
+/// Operations per sample of `run` (given operations, it returns their timed part), so that a
+/// sample's timed part lasts about `target`: grown from the parameter's minimum by the factor the
+/// last run asks for (2× to 16× a step) until a run's timed part lasts at least half of `target`,
+/// then settled as `settle` says; growth also stops once a whole run (with untimed restores and
+/// warm-up) takes four times `target` (it is not scaled up then), and at the experiment's cap. A
+/// zero target runs nothing: every sample is the parameter's minimum (a lab whose minimum is
+/// already a whole load run).
+fn calibrate_runs(
+    mut run: impl FnMut(u64) -> Duration,
+    experiment: &Experiment,
+    min_ops: u64,
+    target: Duration,
+    settle: Settle,
+) -> u64 {
     let min = experiment.cap(min_ops.max(1));
     let mut ops = min;
     if target.is_zero() {
@@ -352,10 +381,13 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
     }
     loop {
         let started = Instant::now();
-        let timed = run(ops, &mut ());
+        let timed = run(ops);
         let restores_dominate = started.elapsed() >= target * 4;
         let wanted = target.as_secs_f64() / timed.as_secs_f64().max(1e-9);
         if timed * 2 >= target || restores_dominate {
+            if settle == Settle::OnLastRun {
+                return ops;
+            }
             let factor = if restores_dominate {
                 wanted.min(1.0)
             } else {

@@ -2,9 +2,9 @@
 //! seeded heap offsets, calibrated, and sampled in shuffled rounds.
 
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use super::{TimedRun, calibrate, open_timed, parse_args};
+use super::{Settle, TimedRun, calibrate, calibrate_runs, open_timed, parse_args};
 use crate::args::exit_with_usage_error;
 use crate::lab::{BenchCase, Lab, LatencyRecording, Selection, Timing, Window, experiment};
 use crate::latency::{Latencies, LatencySink};
@@ -78,8 +78,6 @@ impl Placement {
 struct Cell {
     id: BenchId,
     run: TimedRun,
-    /// Percent of each sample's own time added to it by spinning (a slowed twin), else 0.
-    slowed_by: u32,
     ops: u64,
     samples: Vec<f64>,
     latencies: Latencies,
@@ -107,43 +105,63 @@ impl Window for SampleWindow<'_> {
         self.sink.clone()
     }
     fn count(&mut self, event: EventName, n: u64) {
-        match self.events.counts.iter_mut().find(|(e, _)| *e == event) {
+        self.events.add(event, n);
+    }
+}
+
+impl Events {
+    fn add(&mut self, event: EventName, n: u64) {
+        match self.counts.iter_mut().find(|(e, _)| *e == event) {
             Some((_, total)) => *total += n,
-            None => self.events.counts.push((event, n)),
+            None => self.counts.push((event, n)),
         }
     }
+}
+
+/// One sample of a cell, not yet kept: its operations and time, and what its window recorded.
+struct Sample {
+    ops: u64,
+    elapsed: Duration,
+    events: Events,
+    latencies: Option<Latencies>,
 }
 
 impl Cell {
     /// One sample's wall time per operation; latencies recorded into the cell when `record`.
     fn sample(&mut self, record: bool) -> f64 {
-        let sink = (record && self.slowed_by == 0).then(LatencySink::new);
+        let sample = self.take(self.ops, record);
+        self.keep(sample)
+    }
+
+    /// Runs one sample of `ops` operations (latencies recorded when `record`) without keeping it.
+    fn take(&mut self, ops: u64, record: bool) -> Sample {
+        let sink = record.then(LatencySink::new);
+        let mut events = Events::default();
         let mut window = SampleWindow {
             sink: sink.clone(),
-            events: &mut self.events,
+            events: &mut events,
         };
-        let mut elapsed = (self.run)(self.ops, &mut window);
-        if self.slowed_by > 0 {
-            elapsed += spin_for(elapsed * self.slowed_by / 100);
+        let elapsed = (self.run)(ops, &mut window);
+        Sample {
+            ops,
+            elapsed,
+            events,
+            latencies: sink.map(|s| s.latencies()),
         }
-        self.events.ops += self.ops;
-        self.events.elapsed += elapsed;
-        if let Some(sink) = sink {
-            self.latencies = self.latencies.merged(&sink.latencies());
-        }
-        elapsed.as_nanos() as f64 / self.ops as f64
     }
-}
 
-/// Busy-waits at least `extra` and returns how long it took: the work a slowed twin adds inside
-/// its timed sample, on the core that ran it, so the machine's noise hits it as it would a design
-/// that is really slower.
-fn spin_for(extra: Duration) -> Duration {
-    let started = Instant::now();
-    while started.elapsed() < extra {
-        std::hint::spin_loop();
+    /// Adds `sample`'s events and latencies to the cell's; returns its ns/op.
+    fn keep(&mut self, sample: Sample) -> f64 {
+        for (event, n) in sample.events.counts {
+            self.events.add(event, n);
+        }
+        self.events.ops += sample.ops;
+        self.events.elapsed += sample.elapsed;
+        if let Some(latencies) = sample.latencies {
+            self.latencies = self.latencies.merged(&latencies);
+        }
+        sample.elapsed.as_nanos() as f64 / sample.ops as f64
     }
-    started.elapsed()
 }
 
 /// The records of one case in one pass: every selected implementation, and the baseline's
@@ -171,41 +189,80 @@ fn pass_case(
         .map(|i| case.id(i))
         .collect();
     let baseline = implementations.first().map(|b| case.id(b));
+    // The slowed twins are the A/A twin's samples lengthened ([`slowed_twin_records`]): only the
+    // twin is measured for them.
+    let mut slowed_twins = Vec::new();
     if let Some(baseline) = baseline
         .as_ref()
         .filter(|b| selection.selects_implementation(&b.implementation))
     {
+        let twin = baseline.with_role(Role::Twin);
         for role in crate::record::reference_roles() {
-            ids.push(baseline.with_role(role));
+            let id = baseline.with_role(role.clone());
+            match role {
+                Role::Slowed(percent) => slowed_twins.push((id, percent)),
+                _ => ids.push(id),
+            }
         }
-    }
-    // Added passes measure only the cells they can still decide, beside the baseline.
-    if let Some(only) = only {
-        ids.retain(|id| Some(id) == baseline.as_ref() || only.contains(&id.cell_name()));
+        // Added passes measure only the cells they can still decide, beside the baseline (and
+        // the twin when a slowed twin is among them).
+        if let Some(only) = only {
+            slowed_twins.retain(|(id, _)| only.contains(&id.cell_name()));
+            let twin_needed = !slowed_twins.is_empty();
+            ids.retain(|id| {
+                id == baseline || only.contains(&id.cell_name()) || (twin_needed && *id == twin)
+            });
+        }
+    } else if let Some(only) = only {
+        ids.retain(|id| only.contains(&id.cell_name()));
     }
     placement.shuffle(&mut ids);
+    let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
+    // A fresh instance per sample leaves calibration nothing to warm up: its last run, at the
+    // operations it settles on, is kept as the cell's first sample rather than run again (a
+    // sample of such a lab is a whole load run, seconds where generation is slow).
+    let settle = if experiment.fresh_per_sample {
+        Settle::OnLastRun
+    } else {
+        Settle::Scaled
+    };
     let mut cells = Vec::with_capacity(ids.len());
+    let mut last_runs = Vec::with_capacity(ids.len());
     for id in ids {
         placement.spacer();
-        let mut run = open_timed(lab, &id.implementation, case)?;
+        let run = open_timed(lab, &id.implementation, case)?;
+        let mut cell = Cell {
+            id,
+            run,
+            ops: 0,
+            samples: Vec::with_capacity(timing.rounds),
+            latencies: Latencies::default(),
+            events: Events::default(),
+        };
         // Every cell is calibrated, the reference cells too: calibrating is also the warm-up,
         // and a steady runner's state follows the work it has done, so a twin warmed up any
         // other way is no longer the baseline again (measured: with one warm-up sample instead,
         // 3 of 59 pending-ack A/A twins came out faster or slower, in all 8 passes).
-        let ops = calibrate(&mut run, experiment, parameter.min_ops, timing.sample);
-        let slowed_by = match id.role {
-            Role::Slowed(percent) => percent,
-            _ => 0,
+        let mut last_run = None;
+        cell.ops = match settle {
+            Settle::Scaled => {
+                calibrate(&mut cell.run, experiment, parameter.min_ops, timing.sample)
+            }
+            Settle::OnLastRun => calibrate_runs(
+                |ops| {
+                    let sample = cell.take(ops, in_samples);
+                    let elapsed = sample.elapsed;
+                    last_run = Some(sample);
+                    elapsed
+                },
+                experiment,
+                parameter.min_ops,
+                timing.sample,
+                settle,
+            ),
         };
-        cells.push(Cell {
-            id,
-            run,
-            slowed_by,
-            ops,
-            samples: Vec::with_capacity(timing.rounds),
-            latencies: Latencies::default(),
-            events: Events::default(),
-        });
+        cells.push(cell);
+        last_runs.push(last_run);
     }
     // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
     // a twin could land on another number of operations and amortise a concurrent sample's
@@ -222,13 +279,22 @@ fn pass_case(
             cell.ops = ops;
         }
     }
-    let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
+    // A kept calibration run counts only at the cell's final operations (a twin set to the
+    // baseline's may have settled elsewhere).
+    for (cell, last_run) in cells.iter_mut().zip(last_runs) {
+        if let Some(sample) = last_run.filter(|s| s.ops == cell.ops && timing.rounds > 0) {
+            let ns = cell.keep(sample);
+            cell.samples.push(ns);
+        }
+    }
     let mut order: Vec<usize> = (0..cells.len()).collect();
-    for _ in 0..timing.rounds {
+    for round in 0..timing.rounds {
         placement.shuffle(&mut order);
         for &i in &order {
-            let ns = cells[i].sample(in_samples);
-            cells[i].samples.push(ns);
+            if cells[i].samples.len() <= round {
+                let ns = cells[i].sample(in_samples);
+                cells[i].samples.push(ns);
+            }
         }
     }
     if experiment.latency == LatencyRecording::ExtraSample {
@@ -240,22 +306,29 @@ fn pass_case(
     // Aggregate throughput: every worker did `ops` operations.
     let workers = experiment.reports_throughput().then_some(parameter.workers);
     let mut records = Vec::new();
+    let time_records = |id: &BenchId, ns: f64| {
+        let ops_per_sec =
+            workers.map(|w| Record::new(id.clone(), Metric::OpsPerSec, w as f64 * 1e9 / ns));
+        std::iter::once(Record::new(id.clone(), Metric::NsPerOp, ns)).chain(ops_per_sec)
+    };
     for cell in cells {
         let ns = median(&cell.samples);
         let id = cell.id.clone();
-        records.push(Record::new(id.clone(), Metric::NsPerOp, ns));
-        if let Some(workers) = workers {
-            records.push(Record::new(
-                id.clone(),
-                Metric::OpsPerSec,
-                workers as f64 * 1e9 / ns,
-            ));
+        if id.role == Role::Twin {
+            for (slowed, percent) in &slowed_twins {
+                records.extend(time_records(
+                    slowed,
+                    slowed_twin_ns(&cell.samples, *percent),
+                ));
+            }
+            // An added pass that measured the twin only for its slowed twins keeps it out.
+            if only.is_some_and(|only| !only.contains(&id.cell_name())) {
+                continue;
+            }
         }
-        if experiment.latency != LatencyRecording::Off && cell.slowed_by == 0 {
+        records.extend(time_records(&id, ns));
+        if experiment.latency != LatencyRecording::Off {
             records.extend(crate::record::latency_records(&id, &cell.latencies));
-        }
-        if cell.slowed_by > 0 {
-            continue;
         }
         let Events {
             counts,
@@ -277,6 +350,17 @@ fn pass_case(
         }
     }
     Ok(records)
+}
+
+/// A slowed twin's value in a pass: the A/A twin's samples, each lengthened by `percent`, their
+/// median. The twin is a second, independently placed run of the baseline, so its ratio to the
+/// baseline varies across passes as a design's equal to the baseline would; lengthened, it is a
+/// design that much slower with the same variation, and whether the run calls it slower is the
+/// run's power to detect that difference. Derived rather than run (and spun) again: the same
+/// distribution at no extra run, which on a lab whose sample is a whole load run halves the
+/// baseline's share of the time.
+fn slowed_twin_ns(twin_samples: &[f64], percent: u32) -> f64 {
+    median(twin_samples) * (1.0 + f64::from(percent) / 100.0)
 }
 
 /// The id of the timer-overhead record of a pass that recorded latencies.

@@ -15,13 +15,14 @@ pub fn is_floor(name: &str) -> bool {
     name == FLOOR
 }
 
-/// The time the slowed twins add to each of the baseline's samples, in percent: every row
-/// measures the baseline made this much slower, so the report can say which differences the run
-/// could detect (its power), next to the false-positive rate its A/A twin shows.
+/// The time the slowed twins add to each of the A/A twin's samples, in percent: every row
+/// compares the baseline made this much slower (the twin's samples lengthened), so the report can
+/// say which differences the run could detect (its power), next to the false-positive rate its
+/// A/A twin shows.
 pub const SLOWED_BY: [u32; 2] = [5, 10];
 
-/// The reference cells measured beside the baseline in every row: its A/A twin, then its slowed
-/// twins.
+/// The reference cells beside the baseline in every row: its A/A twin (measured), then its slowed
+/// twins (derived from the twin's samples in each pass).
 pub fn reference_roles() -> Vec<Role> {
     std::iter::once(Role::Twin)
         .chain(SLOWED_BY.iter().map(|&p| Role::Slowed(p)))

@@ -53,9 +53,9 @@ fn a_pass_measures_every_selected_cell_and_the_reference_cells_once() {
     for name in ["base", "fast", "base-again"] {
         assert_eq!(ns(name), 1.0, "the idle runner reports 1 ns per op");
     }
-    // The slowed twins spin at least their share of each sample on top of it.
-    assert!(ns("base-slowed-5") >= 1.05, "{}", ns("base-slowed-5"));
-    assert!(ns("base-slowed-10") >= 1.10, "{}", ns("base-slowed-10"));
+    // The slowed twins are the A/A twin lengthened by their share.
+    assert_eq!(ns("base-slowed-5"), ns("base-again") * 1.05);
+    assert_eq!(ns("base-slowed-10"), ns("base-again") * 1.10);
     let shared = tiny_case(&all, "op/shared-4", &timing, &mut placement, None);
     let ops = shared
         .iter()
@@ -67,15 +67,16 @@ fn a_pass_measures_every_selected_cell_and_the_reference_cells_once() {
     assert_eq!(records.len(), 1, "no twin without the baseline");
     let only = ["base-slowed-10".to_owned()];
     let records = tiny_case(&all, "op/small", &timing, &mut placement, Some(&only));
-    let names: Vec<String> = records
+    let mut names: Vec<String> = records
         .iter()
         .filter(|r| r.metric == Metric::NsPerOp)
         .map(|r| r.id.cell_name())
         .collect();
+    names.sort();
     assert_eq!(
         names,
         ["base", "base-slowed-10"],
-        "the named cell and the baseline"
+        "the named cell and the baseline (the twin measured for it, not recorded)"
     );
 }
 
@@ -86,10 +87,18 @@ struct CountingLab;
 static COUNTING: CountingLab = CountingLab;
 const HIT: EventName = EventName::new("hit");
 
-struct Hits;
+/// Runs of the `fresh` experiment's runners, which one test counts.
+static FRESH_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+struct Hits {
+    fresh: bool,
+}
 
 impl crate::lab::Runner for Hits {
     fn run(&mut self, _: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        if self.fresh {
+            FRESH_RUNS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         window.open();
         if let Some(sink) = window.latencies() {
             let mut recorder = sink.recorder();
@@ -118,26 +127,27 @@ impl crate::lab::Describe for CountingLab {
     }
     fn experiments(&self) -> &[Experiment] {
         static DESCRIBED: crate::lab::Described<()> = crate::lab::Described::new(|| {
-            vec![
-                Experiment {
-                    latency: LatencyRecording::InTimedSamples,
-                    ..Experiment::new(
-                        "op",
-                        "one op",
-                        Kind::Steady,
-                        vec![crate::lab::Parameter::new("one", "one", false)],
-                    )
-                }
-                .into(),
-            ]
+            let op = |name, fresh_per_sample| Experiment {
+                latency: LatencyRecording::InTimedSamples,
+                fresh_per_sample,
+                ..Experiment::new(
+                    name,
+                    "one op",
+                    Kind::Steady,
+                    vec![crate::lab::Parameter::new("one", "one", false)],
+                )
+            };
+            vec![op("op", false).into(), op("fresh", true).into()]
         });
         DESCRIBED.experiments()
     }
 }
 
 impl Lab for CountingLab {
-    fn open(&self, _: &str, _: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
-        Ok(Box::new(Hits))
+    fn open(&self, _: &str, case: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
+        Ok(Box::new(Hits {
+            fresh: case.experiment == "fresh",
+        }))
     }
 }
 
@@ -176,6 +186,43 @@ fn a_pass_records_latencies_and_events_of_its_timed_samples() {
     assert!((find(Metric::LatencyP99Ns).value - 1_000.0).abs() < 2.0);
     assert_eq!(find(Metric::EventsPer100Ops(HIT)).value, 100.0);
     assert!((find(Metric::EventsPerSec(HIT)).value - 1e6).abs() < 1.0);
+}
+
+#[test]
+fn a_fresh_instance_per_sample_keeps_the_calibration_s_last_run_as_a_sample() {
+    // One op (1 µs) already lasts half the 2 µs target: calibration settles on its first run.
+    let timing = Timing {
+        passes: 1,
+        extended_passes: 1,
+        rounds: 4,
+        sample: Duration::from_micros(2),
+        profile_ops: 1,
+    };
+    let records = pass_case(
+        &COUNTING,
+        &Selection::default(),
+        &BenchCase::new("fresh", "one"),
+        &timing,
+        &mut Placement::new(1),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        FRESH_RUNS.load(std::sync::atomic::Ordering::Relaxed),
+        2 * 4,
+        "the baseline and its A/A twin (the slowed twins are the twin's samples lengthened), \
+         each its calibrating run and three more: four samples, not five runs"
+    );
+    let histogram = records
+        .iter()
+        .find(|r| r.metric == Metric::LatencyHistogram)
+        .unwrap();
+    assert_eq!(histogram.value, 4.0, "the kept run's latency is recorded");
+    let hits = records
+        .iter()
+        .find(|r| r.metric == Metric::EventsPer100Ops(HIT))
+        .unwrap();
+    assert_eq!(hits.value, 100.0, "and its events counted once");
 }
 
 #[test]
