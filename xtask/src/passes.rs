@@ -202,6 +202,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
             sample_ns: timing.sample.as_nanos() as u64,
             link_order: lab_run.link_order,
             same_within: None,
+            stage_seconds: None,
         },
         first_binary: None,
         runs: 0,

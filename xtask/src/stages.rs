@@ -8,7 +8,7 @@ use std::time::Instant;
 use anyhow::{Result, anyhow};
 use labkit::lab::Describe;
 use labkit::lab::{Selection, counted_cases_of, timed_ids};
-use labkit::record::{Metric, PassRepeat, Record, TimingMethod, load_records};
+use labkit::record::{Metric, PassRepeat, Record, StageSeconds, TimingMethod, load_records};
 
 use crate::collect;
 use crate::passes::LabRun;
@@ -110,9 +110,11 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     let mut failures = Vec::new();
     let started = Instant::now();
     let mut stage_started = Instant::now();
+    let mut stage_seconds = [0.0; 3];
     let mut stage = |n: usize, what: &str, (found, failure): (Vec<Record>, Option<String>)| {
         let seconds = stage_started.elapsed().as_secs_f64();
         stage_started = Instant::now();
+        stage_seconds[n - 1] = seconds;
         let count = found.len();
         // The timer's own cost and the machine's disturbance of a pass belong to no design:
         // they are kept whatever the filter.
@@ -190,6 +192,15 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     );
     let timed = crate::passes::time_passes(lab_run);
     stage(3, "time", stage_outcome(timed.ran, Ok(timed.records)));
+    let [allocation, instructions, wall_time] = stage_seconds;
+    let timing = TimingMethod {
+        stage_seconds: Some(StageSeconds {
+            allocation,
+            instructions,
+            wall_time,
+        }),
+        ..timed.method
+    };
     println!(
         "==> [{name}] measured in {:.0} s",
         started.elapsed().as_secs_f64()
@@ -197,7 +208,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     Ok(Measured {
         records,
         failures,
-        timing: timed.method,
+        timing,
         repeats: timed.repeats,
     })
 }

@@ -152,6 +152,23 @@ pub struct TimingMethod {
     /// a per-pass ratio whose interval lies within `1 ± δ` is `same`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub same_within: Option<f64>,
+    /// How long each stage of the run took; absent in older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage_seconds: Option<StageSeconds>,
+}
+
+/// The wall-clock seconds of a run's three stages, as the driver measured them.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct StageSeconds {
+    pub allocation: f64,
+    pub instructions: f64,
+    pub wall_time: f64,
+}
+
+impl StageSeconds {
+    pub fn total(&self) -> f64 {
+        self.allocation + self.instructions + self.wall_time
+    }
 }
 
 /// A pass run again with its own seed, on some of its cases or whole, and what came of it.

@@ -56,6 +56,19 @@ pub fn environment_section(set: &ResultSet) -> String {
     t.row(vec!["Git revision".into(), env.git_revision.clone()]);
     t.row(vec!["Date (UTC)".into(), env.date.clone()]);
     t.row(vec!["Mode".into(), set.mode.label().into()]);
+    if let Some(stages) = set.timing.and_then(|t| t.stage_seconds) {
+        let s = |seconds: f64| format!("{} s", crate::table::format_count(seconds.round() as u64));
+        t.row(vec![
+            "Measuring time".into(),
+            format!(
+                "{} (allocation {}, instruction counts {}, wall time {}), after the build",
+                s(stages.total()),
+                s(stages.allocation),
+                s(stages.instructions),
+                s(stages.wall_time)
+            ),
+        ]);
+    }
     t.render()
 }
 

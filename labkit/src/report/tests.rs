@@ -263,4 +263,28 @@ fn environment_header_names_the_mode() {
         out.contains("Test CPU") && out.contains("abc1234") && out.contains("| Mode | full |"),
         "{out}"
     );
+    assert!(!out.contains("Measuring time"), "no stage times recorded");
+    let mut timed = set(vec![]);
+    timed.timing = Some(crate::record::TimingMethod {
+        first_seed: 1,
+        passes: 8,
+        rounds: 1,
+        sample_ns: 0,
+        link_order: crate::record::LinkOrder::ShuffledPerPass,
+        extended_passes: 16,
+        same_within: None,
+        stage_seconds: Some(crate::record::StageSeconds {
+            allocation: 212.4,
+            instructions: 0.0,
+            wall_time: 1_965.7,
+        }),
+    });
+    let out = environment_section(&timed);
+    assert!(
+        out.contains(
+            "| Measuring time | 2,178 s (allocation 212 s, instruction counts 0 s, wall time \
+             1,966 s), after the build |"
+        ),
+        "{out}"
+    );
 }

@@ -18,6 +18,7 @@ fn set(records: Vec<Record>) -> ResultSet {
             link_order: LinkOrder::ShuffledPerPass,
             extended_passes: 6,
             same_within: None,
+            stage_seconds: None,
         }),
         records,
         repeats: Vec::new(),
