@@ -354,10 +354,12 @@ fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: 
 enum Settle {
     /// Scaled from that run to the target: the runs are a warm-up, the samples come after.
     Scaled,
-    /// At that run's operations, so the run itself can be kept as a sample (an experiment whose
-    /// every run opens a fresh instance has nothing to warm up, and a run of a whole load is
-    /// too long to throw away).
-    OnLastRun,
+    /// At the parameter's minimum when the first run (of the minimum) already lasts that long,
+    /// so that run can be kept as a sample; scaled otherwise. For an experiment whose every run
+    /// opens a fresh instance: nothing to warm up, and a minimum run that long is a whole load,
+    /// too long to throw away. Only a first run is kept, so a kept sample, like every other,
+    /// follows other cells' runs and never its own.
+    OnFirstRun,
 }
 
 /// Operations per sample of `run` (given operations, it returns their timed part), so that a
@@ -385,7 +387,7 @@ fn calibrate_runs(
         let restores_dominate = started.elapsed() >= target * 4;
         let wanted = target.as_secs_f64() / timed.as_secs_f64().max(1e-9);
         if timed * 2 >= target || restores_dominate {
-            if settle == Settle::OnLastRun {
+            if settle == Settle::OnFirstRun && ops == min {
                 return ops;
             }
             let factor = if restores_dominate {

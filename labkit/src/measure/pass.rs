@@ -218,16 +218,16 @@ fn pass_case(
     }
     placement.shuffle(&mut ids);
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
-    // A fresh instance per sample leaves calibration nothing to warm up: its last run, at the
-    // operations it settles on, is kept as the cell's first sample rather than run again (a
-    // sample of such a lab is a whole load run, seconds where generation is slow).
+    // A fresh instance per sample leaves calibration nothing to warm up: a first run that
+    // already lasts long enough is kept as the cell's first sample rather than run again (such a
+    // lab's minimum is a whole load run, seconds where generation is slow).
     let settle = if experiment.fresh_per_sample {
-        Settle::OnLastRun
+        Settle::OnFirstRun
     } else {
         Settle::Scaled
     };
     let mut cells = Vec::with_capacity(ids.len());
-    let mut last_runs = Vec::with_capacity(ids.len());
+    let mut kept_runs = Vec::with_capacity(ids.len());
     for id in ids {
         placement.spacer();
         let run = open_timed(lab, &id.implementation, case)?;
@@ -243,16 +243,19 @@ fn pass_case(
         // and a steady runner's state follows the work it has done, so a twin warmed up any
         // other way is no longer the baseline again (measured: with one warm-up sample instead,
         // 3 of 59 pending-ack A/A twins came out faster or slower, in all 8 passes).
-        let mut last_run = None;
+        let (mut first_run, mut runs) = (None, 0);
         cell.ops = match settle {
             Settle::Scaled => {
                 calibrate(&mut cell.run, experiment, parameter.min_ops, timing.sample)
             }
-            Settle::OnLastRun => calibrate_runs(
+            Settle::OnFirstRun => calibrate_runs(
                 |ops| {
                     let sample = cell.take(ops, in_samples);
                     let elapsed = sample.elapsed;
-                    last_run = Some(sample);
+                    if runs == 0 {
+                        first_run = Some(sample);
+                    }
+                    runs += 1;
                     elapsed
                 },
                 experiment,
@@ -262,7 +265,7 @@ fn pass_case(
             ),
         };
         cells.push(cell);
-        last_runs.push(last_run);
+        kept_runs.push(first_run.filter(|_| runs == 1));
     }
     // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
     // a twin could land on another number of operations and amortise a concurrent sample's
@@ -281,8 +284,8 @@ fn pass_case(
     }
     // A kept calibration run counts only at the cell's final operations (a twin set to the
     // baseline's may have settled elsewhere).
-    for (cell, last_run) in cells.iter_mut().zip(last_runs) {
-        if let Some(sample) = last_run.filter(|s| s.ops == cell.ops && timing.rounds > 0) {
+    for (cell, kept_run) in cells.iter_mut().zip(kept_runs) {
+        if let Some(sample) = kept_run.filter(|s| s.ops == cell.ops && timing.rounds > 0) {
             let ns = cell.keep(sample);
             cell.samples.push(ns);
         }

@@ -122,10 +122,17 @@ fn calibration_reaches_the_target_from_the_minimum_within_the_cap() {
     let target = Duration::from_micros(100);
     assert_eq!(calibrate(&mut run, e, 1, target), 100_000);
     assert_eq!(*runs.lock().unwrap(), [1, 16, 256, 4_096, 65_536]);
-    let settled = calibrate_runs(Duration::from_nanos, e, 1, target, Settle::OnLastRun);
+    let keep_first =
+        |min_ops| calibrate_runs(Duration::from_nanos, e, min_ops, target, Settle::OnFirstRun);
     assert_eq!(
-        settled, 65_536,
-        "settled on the last run, to keep it as a sample"
+        keep_first(60_000),
+        60_000,
+        "a first run that long is kept as it ran"
+    );
+    assert_eq!(
+        keep_first(1),
+        100_000,
+        "grown runs are scaled, as a warm-up's"
     );
     let mut never: TimedRun = Box::new(|_, _| panic!("a zero target runs nothing"));
     assert_eq!(calibrate(&mut never, e, 7, Duration::ZERO), 7);

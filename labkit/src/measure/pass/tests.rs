@@ -189,7 +189,7 @@ fn a_pass_records_latencies_and_events_of_its_timed_samples() {
 }
 
 #[test]
-fn a_fresh_instance_per_sample_keeps_the_calibration_s_last_run_as_a_sample() {
+fn a_fresh_instance_per_sample_keeps_a_long_enough_first_run_as_a_sample() {
     // One op (1 µs) already lasts half the 2 µs target: calibration settles on its first run.
     let timing = Timing {
         passes: 1,
@@ -223,6 +223,34 @@ fn a_fresh_instance_per_sample_keeps_the_calibration_s_last_run_as_a_sample() {
         .find(|r| r.metric == Metric::EventsPer100Ops(HIT))
         .unwrap();
     assert_eq!(hits.value, 100.0, "and its events counted once");
+    // A first run short of half an 8 ms target grows (1, 16, 256, then 4,096 ops, scaled to
+    // 8,000): those runs are a warm-up and the four samples come after, interleaved with the
+    // other cells'. (The runner's microseconds are its own account; its real runs are short, so
+    // no run lasts four times the target, which would stop the growth.)
+    FRESH_RUNS.store(0, std::sync::atomic::Ordering::Relaxed);
+    let longer = Timing {
+        sample: Duration::from_millis(8),
+        ..timing
+    };
+    let records = pass_case(
+        &COUNTING,
+        &Selection::default(),
+        &BenchCase::new("fresh", "one"),
+        &longer,
+        &mut Placement::new(1),
+        None,
+    )
+    .unwrap();
+    assert_eq!(
+        FRESH_RUNS.load(std::sync::atomic::Ordering::Relaxed),
+        2 * (4 + 4),
+        "four calibrating runs and four samples per cell"
+    );
+    let histogram = records
+        .iter()
+        .find(|r| r.metric == Metric::LatencyHistogram)
+        .unwrap();
+    assert_eq!(histogram.value, 4.0 * 8_000.0, "the four samples only");
 }
 
 #[test]
