@@ -189,7 +189,7 @@ fn pass_case(
         .map(|i| case.id(i))
         .collect();
     let baseline = implementations.first().map(|b| case.id(b));
-    // The slowed twins are the A/A twin's samples lengthened ([`slowed_twin_records`]): only the
+    // The slowed twins are the A/A twin's samples lengthened ([`slowed_twin_ns`]): only the
     // twin is measured for them.
     let mut slowed_twins = Vec::new();
     if let Some(baseline) = baseline

@@ -151,24 +151,30 @@ impl Lab for CountingLab {
     }
 }
 
-#[test]
-fn a_pass_records_latencies_and_events_of_its_timed_samples() {
+/// The counting lab's `experiment`/`one` case in one pass of four rounds of about `sample`.
+fn counting_pass(experiment: &str, sample: Duration) -> Vec<Record> {
     let timing = Timing {
         passes: 1,
         extended_passes: 1,
         rounds: 4,
-        sample: Duration::from_micros(16),
+        sample,
         profile_ops: 1,
     };
-    let records = pass_case(
+    let case = BenchCase::new(experiment, "one");
+    pass_case(
         &COUNTING,
         &Selection::default(),
-        &BenchCase::new("op", "one"),
+        &case,
         &timing,
         &mut Placement::new(1),
         None,
     )
-    .unwrap();
+    .unwrap()
+}
+
+#[test]
+fn a_pass_records_latencies_and_events_of_its_timed_samples() {
+    let records = counting_pass("op", Duration::from_micros(16));
     let find = |metric: Metric| {
         records
             .iter()
@@ -191,22 +197,7 @@ fn a_pass_records_latencies_and_events_of_its_timed_samples() {
 #[test]
 fn a_fresh_instance_per_sample_keeps_a_long_enough_first_run_as_a_sample() {
     // One op (1 µs) already lasts half the 2 µs target: calibration settles on its first run.
-    let timing = Timing {
-        passes: 1,
-        extended_passes: 1,
-        rounds: 4,
-        sample: Duration::from_micros(2),
-        profile_ops: 1,
-    };
-    let records = pass_case(
-        &COUNTING,
-        &Selection::default(),
-        &BenchCase::new("fresh", "one"),
-        &timing,
-        &mut Placement::new(1),
-        None,
-    )
-    .unwrap();
+    let records = counting_pass("fresh", Duration::from_micros(2));
     assert_eq!(
         FRESH_RUNS.load(std::sync::atomic::Ordering::Relaxed),
         2 * 4,
@@ -228,19 +219,7 @@ fn a_fresh_instance_per_sample_keeps_a_long_enough_first_run_as_a_sample() {
     // other cells'. (The runner's microseconds are its own account; its real runs are short, so
     // no run lasts four times the target, which would stop the growth.)
     FRESH_RUNS.store(0, std::sync::atomic::Ordering::Relaxed);
-    let longer = Timing {
-        sample: Duration::from_millis(8),
-        ..timing
-    };
-    let records = pass_case(
-        &COUNTING,
-        &Selection::default(),
-        &BenchCase::new("fresh", "one"),
-        &longer,
-        &mut Placement::new(1),
-        None,
-    )
-    .unwrap();
+    let records = counting_pass("fresh", Duration::from_millis(8));
     assert_eq!(
         FRESH_RUNS.load(std::sync::atomic::Ordering::Relaxed),
         2 * (4 + 4),
