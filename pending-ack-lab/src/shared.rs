@@ -113,16 +113,21 @@ pub(crate) type Entry = (u64, u64, PendingAck);
 /// locks are released), kept for the next cleanup while it is small next to the map, so that a
 /// steady cleanup of a few entries allocates no buffer. It is
 /// taken out for each use, so a callback that calls back into the map finds no lock held.
-#[derive(Default)]
-pub(crate) struct Spare(Mutex<Vec<Entry>>);
+pub(crate) struct Spare<T = Entry>(Mutex<Vec<T>>);
 
-/// A spare buffer is kept for up to this many entries (24 KiB) plus one per four live entries,
-/// so a map that a cleanup shrank does not hold the cleanup's buffer.
+impl<T> Default for Spare<T> {
+    fn default() -> Self {
+        Self(Mutex::new(Vec::new()))
+    }
+}
+
+/// A spare buffer is kept for up to this many items (24 KiB of entries) plus one per four live
+/// entries, so a map that a cleanup shrank does not hold the cleanup's buffer.
 const SPARE_FLOOR_ENTRIES: usize = 1_024;
 
-impl Spare {
+impl<T> Spare<T> {
     /// The kept buffer, empty (a new one if another call holds it).
-    pub(crate) fn take(&self) -> Vec<Entry> {
+    pub(crate) fn take(&self) -> Vec<T> {
         let mut buffer = std::mem::take(&mut *self.lock());
         buffer.clear();
         buffer
@@ -130,7 +135,7 @@ impl Spare {
 
     /// Keeps `buffer` for the next call if it is small next to the `live` entries the map still
     /// holds, and larger than one a nested call gave back meanwhile.
-    pub(crate) fn give_back(&self, mut buffer: Vec<Entry>, live: usize) {
+    pub(crate) fn give_back(&self, mut buffer: Vec<T>, live: usize) {
         buffer.clear();
         if buffer.capacity() > SPARE_FLOOR_ENTRIES + live / 4 {
             return;
@@ -146,7 +151,7 @@ impl Spare {
         *self.0.get_mut().unwrap_or_else(PoisonError::into_inner) = Vec::new();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<T>> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

@@ -5,18 +5,24 @@
 //! Entry `e` of a ledger lives in stripe `e mod 16` as entry `e / 16`: consecutive entries (which
 //! the dispatcher adds and ackers remove at the same time) fall in different stripes, and each
 //! stripe still sees dense, increasing ids, so its dense window stays a ring. Cumulative cleanup
-//! and scans visit the stripes one after another, each under its own lock, gathering into a
-//! buffer kept for the next call, and then merge the 16 ascending runs back into (ledger, entry)
-//! order with no lock held (a k-way merge, no sort); a cleanup is therefore not atomic across the
-//! map (the shared contract allows that: an entry added while it runs may stay). Mutexes rather
-//! than reader/writer locks: every critical section is a few nanoseconds of ring indexing, where
-//! a reader count would cost more than it lets run in parallel. No atomics of its own: what is
+//! and scans visit the stripes one after another, each under its own lock, copying each stripe's
+//! ordered runs whole (a ring prefix is one slice, one `memcpy`) into buffers kept for the next
+//! call, and then merge the 16 stripes' runs back into (ledger, entry) order with no lock held:
+//! entry `e` is row `e / 16`, column `e mod 16`, so where every stripe stands at the same row (a
+//! dense window) whole rows are read straight across the 16 copied runs, and elsewhere one row at
+//! a time. No sort, and no work per entry beyond the copy and the callback. A cleanup is
+//! therefore not atomic across the map (the shared contract allows that: an entry added while it
+//! runs may stay). The copy is the price of calling back with no lock held (a callback may call
+//! into the map); valgrind counts glibc's `rep movsb` copy one instruction per byte, 8 an entry,
+//! which the instruction rows include and time rows do not show. Mutexes rather than
+//! reader/writer locks: every critical section is a few nanoseconds of ring indexing, where a
+//! reader count would cost more than it lets run in parallel. No atomics of its own: what is
 //! shared is guarded by `std` mutexes.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::dense_window::DenseWindow;
-use crate::shared::{Entry, SharedPendingAcks, Spare};
+use super::dense_window::{DenseWindow, Runs};
+use crate::shared::{SharedPendingAcks, Spare};
 use crate::{Mark, PendingAck, PendingAcks};
 
 const STRIPES: u64 = 16;
@@ -30,8 +36,9 @@ struct Stripe(Mutex<DenseWindow>);
 #[derive(Default)]
 pub struct StripedWindow {
     stripes: [Stripe; STRIPES as usize],
-    /// The buffer cleanups, scans and drains gather into, kept for the next one.
-    spare: Spare,
+    /// The buffers cleanups, scans and drains gather into, kept for the next one.
+    spare_slots: Spare<PendingAck>,
+    spare_runs: Spare<Run>,
 }
 
 /// The stripe of `entry` and its id within the stripe.
@@ -54,37 +61,153 @@ fn stripe_mark(mark: Mark, stripe: usize) -> Mark {
     }
 }
 
-/// Where each stripe's run of a gathered buffer ends (runs are stored stripe after stripe).
+/// A stripe's run of consecutive ids (ids within the stripe): entries `first ..` of `ledger`,
+/// held in `slots[start..end]` of the gathered slots, `PendingAck::ABSENT` for a hole (only
+/// when `holes`).
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    ledger: u64,
+    first: u64,
+    start: usize,
+    end: usize,
+    holes: bool,
+}
+
+/// Where the stripes' runs go: each stripe's slices are copied whole (a ring's prefix is one
+/// `memcpy`), its runs after the previous stripe's, so one stripe's slots are contiguous.
+struct Gather<'a> {
+    slots: &'a mut Vec<PendingAck>,
+    runs: &'a mut Vec<Run>,
+}
+
+impl Runs for Gather<'_> {
+    fn run(&mut self, ledger: u64, first: u64, slots: &[PendingAck], holes: bool) -> usize {
+        if slots.is_empty() {
+            return 0;
+        }
+        let start = self.slots.len();
+        self.slots.extend_from_slice(slots);
+        let end = self.slots.len();
+        self.runs.push(Run {
+            ledger,
+            first,
+            start,
+            end,
+            holes,
+        });
+        match holes {
+            true => slots
+                .iter()
+                .filter(|&&ack| ack != PendingAck::ABSENT)
+                .count(),
+            false => slots.len(),
+        }
+    }
+
+    fn one(&mut self, ledger: u64, entry: u64, ack: PendingAck) {
+        self.run(ledger, entry, &[ack], false);
+    }
+}
+
+/// Where each stripe's runs end in the gathered runs (stripe after stripe).
 type RunEnds = [usize; STRIPES as usize];
 
-/// Hands on the entries of `runs` (one ascending run per stripe, ending at `ends`) in ascending
-/// (ledger, entry) order: a k-way merge that needs no sort. Entry `e + 1` of a ledger lives in the
-/// stripe after `e`'s, so while a ledger is dense the next entry is the next stripe's head and one
-/// comparison confirms it; only at a hole or a new ledger are the 16 heads compared.
-fn merge(runs: &[Entry], ends: &RunEnds, visit: &mut impl FnMut(u64, u64, PendingAck)) {
-    // What is left of each stripe's run.
-    let mut left: [&[Entry]; STRIPES as usize] = [&[]; STRIPES as usize];
-    let mut start = 0;
-    for (run, &end) in left.iter_mut().zip(ends) {
-        *run = &runs[start..end];
-        start = end;
+/// Where a stripe's merge stands: its current run (runs `run .. runs_end` are left) and the slot
+/// of its next entry.
+#[derive(Debug, Clone, Copy, Default)]
+struct Cursor {
+    run: usize,
+    runs_end: usize,
+    at: usize,
+}
+
+impl Cursor {
+    /// `(ledger, id within the stripe)` of the next entry; none when the stripe is done.
+    fn head(&self, runs: &[Run]) -> Option<(u64, u64)> {
+        let run = runs.get(self.run..self.runs_end)?.first()?;
+        Some((run.ledger, run.first + (self.at - run.start) as u64))
     }
-    // The smallest head: the next entry in order; none when every run is done.
-    let smallest = |left: &[&[Entry]; STRIPES as usize]| {
-        (0..STRIPES as usize)
-            .filter_map(|s| left[s].first().map(|&(l, e, _)| ((l, e), s)))
-            .min()
-            .map(|(_, s)| s)
-    };
-    while let Some(mut stripe) = smallest(&left) {
-        // Then its successors for as long as each is the next stripe's head.
-        while let Some((&(ledger, entry, ack), rest)) = left[stripe].split_first() {
-            left[stripe] = rest;
-            visit(ledger, entry, ack);
-            let next = (stripe + 1) % STRIPES as usize;
-            match left[next].first() {
-                Some(&(l, e, _)) if l == ledger && Some(e) == entry.checked_add(1) => stripe = next,
-                _ => break,
+
+    /// Moves past `count` slots of the current run (no more than it holds). The stripe's next
+    /// run starts where this one ends, so only the run index moves on.
+    fn advance(&mut self, count: usize, runs: &[Run]) {
+        self.at += count;
+        if runs.get(self.run).is_some_and(|run| self.at >= run.end) {
+            self.run += 1;
+        }
+    }
+}
+
+/// Hands on the entries of the stripes' runs in ascending (ledger, entry) order: a merge by rows,
+/// no sort. Entry `e` is row `e / 16`, column `e mod 16` (its stripe), so the entries in order are
+/// the rows in order, each row's columns in stripe order. While every stripe is at the same row
+/// (a dense window), whole rows are visited straight from the 16 runs' slices, up to the first
+/// run end; elsewhere (a new ledger, a stripe ahead of the others) one row at a time, the
+/// stripes at the smallest head.
+fn merge(
+    slots: &[PendingAck],
+    runs: &[Run],
+    ends: &RunEnds,
+    visit: &mut impl FnMut(u64, u64, PendingAck),
+) {
+    let mut cursors = [Cursor::default(); STRIPES as usize];
+    let mut first_run = 0;
+    for (cursor, &runs_end) in cursors.iter_mut().zip(ends) {
+        let at = runs.get(first_run).map_or(0, |run| run.start);
+        *cursor = Cursor {
+            run: first_run,
+            runs_end,
+            at,
+        };
+        first_run = runs_end;
+    }
+    loop {
+        let heads = cursors.map(|cursor| cursor.head(runs));
+        let Some(row) = heads.iter().flatten().min().copied() else {
+            return;
+        };
+        if heads.iter().all(|&head| head == Some(row)) {
+            let rows = cursors
+                .iter()
+                .map(|cursor| runs[cursor.run].end - cursor.at)
+                .min()
+                .unwrap_or(0);
+            let holes = cursors.iter().any(|cursor| runs[cursor.run].holes);
+            let columns = cursors.map(|cursor| &slots[cursor.at..cursor.at + rows]);
+            visit_rows(row, &columns, rows, holes, visit);
+            for cursor in &mut cursors {
+                cursor.advance(rows, runs);
+            }
+        } else {
+            for (stripe, cursor) in cursors.iter_mut().enumerate() {
+                if heads[stripe] == Some(row) {
+                    let ack = slots[cursor.at];
+                    if ack != PendingAck::ABSENT {
+                        visit(row.0, join(stripe, row.1), ack);
+                    }
+                    cursor.advance(1, runs);
+                }
+            }
+        }
+    }
+}
+
+/// Visits `rows` whole rows from the 16 stripes' `columns` (each `rows` long), the first at
+/// `(ledger, row)`. Without holes there is no test per slot.
+#[inline(always)]
+fn visit_rows(
+    (ledger, row): (u64, u64),
+    columns: &[&[PendingAck]; STRIPES as usize],
+    rows: usize,
+    holes: bool,
+    visit: &mut impl FnMut(u64, u64, PendingAck),
+) {
+    for r in 0..rows {
+        let first = join(0, row + r as u64);
+        for (stripe, column) in columns.iter().enumerate() {
+            let ack = column[r];
+            if !holes || ack != PendingAck::ABSENT {
+                visit(ledger, first + stripe as u64, ack);
             }
         }
     }
@@ -108,34 +231,49 @@ impl StripedWindow {
     }
 
     /// Calls `take` on each stripe in turn (gathering about `expected` entries), under that
-    /// stripe's lock only, with the stripe's map
-    /// and the buffer its entries go to (translated back to the map's entry ids), then hands
-    /// them to `visit` in order with no lock held. The buffer is the map's spare one, taken out
-    /// for the call (a callback may call back into the map) and put back after if it is small
+    /// stripe's lock only, with the stripe's map and where its runs go, then hands the entries to
+    /// `visit` in order with no lock held. The buffers are the map's spare ones, taken out for
+    /// the call (a callback may call back into the map) and put back after if they are small
     /// next to the map ([`Spare::give_back`]): a steady cleanup of a few entries allocates no
     /// buffer, while a scan, which gathers every entry, allocates one each time.
     fn gather_in_order(
         &self,
         expected: usize,
-        mut take: impl FnMut(usize, &mut DenseWindow, &mut Vec<Entry>),
+        mut take: impl FnMut(usize, &mut DenseWindow, &mut Gather),
         visit: &mut impl FnMut(u64, u64, PendingAck),
     ) {
-        let mut runs = self.spare.take();
+        let mut slots = self.spare_slots.take();
+        let mut runs = self.spare_runs.take();
         // Room for the entries a scan or drain will gather, so the buffer never regrows.
-        runs.reserve(expected);
+        slots.reserve(expected);
         let mut ends: RunEnds = [0; STRIPES as usize];
         // Entries left in the stripes, each read under its lock as the stripe is done.
         let mut live = 0;
         for (stripe, end) in ends.iter_mut().enumerate() {
             let mut map = self.lock(stripe);
-            take(stripe, &mut map, &mut runs);
+            take(
+                stripe,
+                &mut map,
+                &mut Gather {
+                    slots: &mut slots,
+                    runs: &mut runs,
+                },
+            );
             live += map.len();
             *end = runs.len();
+            if stripe == 0 {
+                // Entries spread evenly over the stripes (`e mod 16`): the first stripe's share
+                // sizes the buffers once, where doubling would copy them again and again.
+                let rest = STRIPES as usize - 1;
+                slots.reserve(slots.len() * rest);
+                runs.reserve(runs.len() * rest);
+            }
         }
         if !runs.is_empty() {
-            merge(&runs, &ends, visit);
+            merge(&slots, &runs, &ends, visit);
         }
-        self.spare.give_back(runs, live);
+        self.spare_slots.give_back(slots, live);
+        self.spare_runs.give_back(runs, live);
     }
 }
 
@@ -170,7 +308,7 @@ impl PendingAcks for StripedWindow {
     fn for_each(&self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
         self.gather_in_order(
             SharedPendingAcks::len(self),
-            |stripe, map, runs| map.for_each(&mut |l, e, a| runs.push((l, join(stripe, e), a))),
+            |_, map, runs| map.for_each_run(runs),
             visit,
         );
     }
@@ -203,11 +341,7 @@ impl SharedPendingAcks for StripedWindow {
     fn remove_all_up_to(&self, mark: Mark, on_removed: &mut impl FnMut(u64, u64, PendingAck)) {
         self.gather_in_order(
             0,
-            |stripe, map, runs| {
-                map.remove_all_up_to(stripe_mark(mark, stripe), &mut |l, e, a| {
-                    runs.push((l, join(stripe, e), a))
-                })
-            },
+            |stripe, map, runs| map.remove_runs_up_to(stripe_mark(mark, stripe), runs),
             on_removed,
         );
     }
@@ -219,11 +353,12 @@ impl SharedPendingAcks for StripedWindow {
     fn drain(&mut self, visit: &mut impl FnMut(u64, u64, PendingAck)) {
         self.gather_in_order(
             SharedPendingAcks::len(self),
-            |stripe, map, runs| map.drain(&mut |l, e, a| runs.push((l, join(stripe, e), a))),
+            |_, map, runs| map.drain_runs(runs),
             visit,
         );
         // A drained map keeps no buffer either.
-        self.spare.clear();
+        self.spare_slots.clear();
+        self.spare_runs.clear();
     }
 }
 
@@ -231,33 +366,59 @@ impl SharedPendingAcks for StripedWindow {
 mod tests {
     use super::*;
 
-    #[test]
-    fn the_merge_restores_map_order_across_holes_ledgers_and_the_top_id() {
-        let ack = PendingAck::new(1, 2).unwrap();
-        let keys: Vec<(u64, u64)> = (0..40)
+    /// Keys that take every path of the merge: whole rows (a dense window, with and without
+    /// holes), a stripe ahead of the others, ledgers of different lengths, one-entry and sparse
+    /// ledgers, and the top id.
+    fn merge_keys() -> Vec<(u64, u64)> {
+        (0..40)
             .filter(|e| e % 7 != 3)
             .map(|e| (1, e))
-            .chain([
-                (1, 1_000),
-                (2, 5),
-                (2, 6),
-                (3, u64::MAX - 16),
-                (3, u64::MAX),
-            ])
-            .collect();
-        let mut runs = Vec::new();
-        let mut ends: RunEnds = [0; STRIPES as usize];
-        for (stripe, end) in ends.iter_mut().enumerate() {
-            runs.extend(
-                keys.iter()
-                    .filter(|&&(_, e)| split(e).0 == stripe)
-                    .map(|&(l, e)| (l, e, ack)),
-            );
-            *end = runs.len();
+            .chain((0..100).map(|e| (2, e)))
+            .chain([(2, 1_000), (3, 5), (4, 6), (4, 7)])
+            .chain([(5, u64::MAX - 16), (5, u64::MAX)])
+            .chain((0..33).map(|e| (6, 17 + e)))
+            .collect()
+    }
+
+    fn striped(keys: &[(u64, u64)]) -> StripedWindow {
+        let mut map = StripedWindow::default();
+        for (i, &(l, e)) in keys.iter().enumerate() {
+            map.add_or_replace(l, e, PendingAck::new(1, i as i32).unwrap());
         }
-        let mut merged = Vec::new();
-        merge(&runs, &ends, &mut |l, e, _| merged.push((l, e)));
-        assert_eq!(merged, keys);
+        map
+    }
+
+    #[test]
+    fn the_merge_restores_map_order_across_rows_holes_ledgers_and_the_top_id() {
+        let keys = merge_keys();
+        let map = striped(&keys);
+        let mut scanned = Vec::new();
+        map.for_each(&mut |l, e, ack| scanned.push((l, e, ack.sticky_key_hash())));
+        let expected: Vec<_> = (keys.iter().enumerate())
+            .map(|(i, &(l, e))| (l, e, i as i32))
+            .collect();
+        assert_eq!(scanned, expected);
+    }
+
+    #[test]
+    fn a_cleanup_hands_on_exactly_the_covered_entries_in_order() {
+        let keys = merge_keys();
+        for mark in [
+            Mark::at(1, 20),
+            Mark::at(2, 50),
+            Mark::before(4),
+            Mark::at(6, 30),
+        ] {
+            let mut map = striped(&keys);
+            let mut removed = Vec::new();
+            PendingAcks::remove_all_up_to(&mut map, mark, &mut |l, e, _| removed.push((l, e)));
+            let covered = keys.iter().copied().filter(|&(l, e)| mark.covers(l, e));
+            assert_eq!(removed, covered.collect::<Vec<_>>(), "mark {mark:?}");
+            let mut left = Vec::new();
+            map.for_each(&mut |l, e, _| left.push((l, e)));
+            let kept = keys.iter().copied().filter(|&(l, e)| !mark.covers(l, e));
+            assert_eq!(left, kept.collect::<Vec<_>>(), "mark {mark:?}");
+        }
     }
 
     #[test]

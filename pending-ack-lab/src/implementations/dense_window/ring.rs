@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 
+use super::Runs;
 use super::sliding_vec::SlidingVec;
 use crate::PendingAck;
 
@@ -225,15 +226,11 @@ impl Ring {
         }
     }
 
-    /// Removes entries ≤ `mark` from the front, visiting them ascending, then gives back memory
-    /// if the ring is mostly empty. The removed prefix is walked as one slice and dropped at once
+    /// Removes entries ≤ `mark` from the front, handing them to `runs` as one slice (ascending),
+    /// then gives back memory if the ring is mostly empty. The removed prefix is dropped at once
     /// (popping slot by slot cost about 29 instructions an entry).
-    pub(super) fn take_up_to(
-        &mut self,
-        ledger: u64,
-        mark: u64,
-        on_removed: &mut impl FnMut(u64, u64, PendingAck),
-    ) {
+    #[inline(always)]
+    pub(super) fn take_up_to(&mut self, ledger: u64, mark: u64, runs: &mut impl Runs) {
         let Some(last) = mark.checked_sub(self.base) else {
             return;
         };
@@ -242,7 +239,7 @@ impl Ring {
             .min(self.slots.len());
         let holes_possible = self.len < self.slots.len();
         let prefix = self.slots.as_slice().get(..taken).unwrap_or_default();
-        self.len -= visit_slots(ledger, self.base, prefix, holes_possible, on_removed);
+        self.len -= runs.run(ledger, self.base, prefix, holes_possible);
         self.slots.advance(taken);
         // An emptied ring's base is set by its next entry (and may have been u64::MAX).
         if !self.slots.is_empty() {
@@ -256,22 +253,19 @@ impl Ring {
         }
     }
 
-    pub(super) fn visit(&self, ledger: u64, visit: &mut impl FnMut(u64, u64, PendingAck)) {
+    /// Hands every slot to `runs` as one slice.
+    #[inline(always)]
+    pub(super) fn visit(&self, ledger: u64, runs: &mut impl Runs) {
         let holes_possible = self.len < self.slots.len();
-        visit_slots(
-            ledger,
-            self.base,
-            self.slots.as_slice(),
-            holes_possible,
-            visit,
-        );
+        runs.run(ledger, self.base, self.slots.as_slice(), holes_possible);
     }
 
     pub(super) fn into_sparse(self) -> BTreeMap<u64, PendingAck> {
         let mut sparse = BTreeMap::new();
-        self.visit(0, &mut |_, entry, ack| {
+        let mut insert = |_, entry, ack| {
             sparse.insert(entry, ack);
-        });
+        };
+        self.visit(0, &mut insert);
         sparse
     }
 }
@@ -284,7 +278,7 @@ impl Ring {
 /// with a hole test slot by slot. (Measured on `remove-all-up-to` and `for-each-scan` with
 /// gungraun; see the lab's notes.)
 #[inline(always)]
-fn visit_slots(
+pub(super) fn visit_slots(
     ledger: u64,
     first: u64,
     slots: &[PendingAck],
