@@ -113,11 +113,27 @@ pub(crate) type Entry = (u64, u64, PendingAck);
 /// locks are released), kept for the next cleanup while it is small next to the map, so that a
 /// steady cleanup of a few entries allocates no buffer. It is
 /// taken out for each use, so a callback that calls back into the map finds no lock held.
-pub(crate) struct Spare<T = Entry>(Mutex<Vec<T>>);
+pub(crate) struct Spare<B = Vec<Entry>>(Mutex<B>);
 
-impl<T> Default for Spare<T> {
+/// What a [`Spare`] keeps: a buffer that empties in place and tells how many items it has room
+/// for.
+pub(crate) trait Buffer: Default {
+    fn clear(&mut self);
+    fn capacity(&self) -> usize;
+}
+
+impl<T> Buffer for Vec<T> {
+    fn clear(&mut self) {
+        Vec::clear(self);
+    }
+    fn capacity(&self) -> usize {
+        Vec::capacity(self)
+    }
+}
+
+impl<B: Buffer> Default for Spare<B> {
     fn default() -> Self {
-        Self(Mutex::new(Vec::new()))
+        Self(Mutex::new(B::default()))
     }
 }
 
@@ -125,9 +141,9 @@ impl<T> Default for Spare<T> {
 /// entries, so a map that a cleanup shrank does not hold the cleanup's buffer.
 const SPARE_FLOOR_ENTRIES: usize = 1_024;
 
-impl<T> Spare<T> {
+impl<B: Buffer> Spare<B> {
     /// The kept buffer, empty (a new one if another call holds it).
-    pub(crate) fn take(&self) -> Vec<T> {
+    pub(crate) fn take(&self) -> B {
         let mut buffer = std::mem::take(&mut *self.lock());
         buffer.clear();
         buffer
@@ -135,7 +151,7 @@ impl<T> Spare<T> {
 
     /// Keeps `buffer` for the next call if it is small next to the `live` entries the map still
     /// holds, and larger than one a nested call gave back meanwhile.
-    pub(crate) fn give_back(&self, mut buffer: Vec<T>, live: usize) {
+    pub(crate) fn give_back(&self, mut buffer: B, live: usize) {
         buffer.clear();
         if buffer.capacity() > SPARE_FLOOR_ENTRIES + live / 4 {
             return;
@@ -148,10 +164,10 @@ impl<T> Spare<T> {
 
     /// Drops the kept buffer.
     pub(crate) fn clear(&mut self) {
-        *self.0.get_mut().unwrap_or_else(PoisonError::into_inner) = Vec::new();
+        *self.0.get_mut().unwrap_or_else(PoisonError::into_inner) = B::default();
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Vec<T>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, B> {
         self.0.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }

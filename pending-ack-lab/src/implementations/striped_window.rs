@@ -22,7 +22,7 @@
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use super::dense_window::{DenseWindow, Runs};
-use crate::shared::{SharedPendingAcks, Spare};
+use crate::shared::{Buffer, SharedPendingAcks, Spare};
 use crate::{Mark, PendingAck, PendingAcks};
 
 const STRIPES: u64 = 16;
@@ -37,8 +37,7 @@ struct Stripe(Mutex<DenseWindow>);
 pub struct StripedWindow {
     stripes: [Stripe; STRIPES as usize],
     /// The buffers cleanups, scans and drains gather into, kept for the next one.
-    spare_slots: Spare<PendingAck>,
-    spare_runs: Spare<Run>,
+    spare: Spare<Gathered>,
 }
 
 /// The stripe of `entry` and its id within the stripe.
@@ -106,6 +105,24 @@ impl Runs for Gather<'_> {
 
     fn one(&mut self, ledger: u64, entry: u64, ack: PendingAck) {
         self.run(ledger, entry, &[ack], false);
+    }
+}
+
+/// The slots and runs a cleanup or scan copies out, kept together as one spare buffer (one lock
+/// to take it, not two).
+#[derive(Default)]
+struct Gathered {
+    slots: Vec<PendingAck>,
+    runs: Vec<Run>,
+}
+
+impl Buffer for Gathered {
+    fn clear(&mut self) {
+        self.slots.clear();
+        self.runs.clear();
+    }
+    fn capacity(&self) -> usize {
+        self.slots.capacity().max(self.runs.capacity())
     }
 }
 
@@ -242,8 +259,10 @@ impl StripedWindow {
         mut take: impl FnMut(usize, &mut DenseWindow, &mut Gather),
         visit: &mut impl FnMut(u64, u64, PendingAck),
     ) {
-        let mut slots = self.spare_slots.take();
-        let mut runs = self.spare_runs.take();
+        let Gathered {
+            mut slots,
+            mut runs,
+        } = self.spare.take();
         // Room for the entries a scan or drain will gather, so the buffer never regrows.
         slots.reserve(expected);
         let mut ends: RunEnds = [0; STRIPES as usize];
@@ -272,8 +291,7 @@ impl StripedWindow {
         if !runs.is_empty() {
             merge(&slots, &runs, &ends, visit);
         }
-        self.spare_slots.give_back(slots, live);
-        self.spare_runs.give_back(runs, live);
+        self.spare.give_back(Gathered { slots, runs }, live);
     }
 }
 
@@ -357,8 +375,7 @@ impl SharedPendingAcks for StripedWindow {
             visit,
         );
         // A drained map keeps no buffer either.
-        self.spare_slots.clear();
-        self.spare_runs.clear();
+        self.spare.clear();
     }
 }
 
