@@ -9,21 +9,26 @@
 //! ordered runs whole (a ring prefix is one slice, one `memcpy`) into buffers kept for the next
 //! call, and then merge the 16 stripes' runs back into (ledger, entry) order with no lock held:
 //! entry `e` is row `e / 16`, column `e mod 16`, so where every stripe stands at the same row (a
-//! dense window) whole rows are read straight across the 16 copied runs, and elsewhere one row at
-//! a time. No sort, and no work per entry beyond the copy and the callback. A cleanup is
-//! therefore not atomic across the map (the shared contract allows that: an entry added while it
-//! runs may stay). The copy is the price of calling back with no lock held (a callback may call
-//! into the map); valgrind counts glibc's `rep movsb` copy one instruction per byte, 8 an entry,
-//! which the instruction rows include and time rows do not show. Mutexes rather than
+//! dense window) whole rows are read straight across the 16 copied runs, and elsewhere one row at a
+//! time. No sort (except where a few dozen entries or fewer were gathered: sorting their keys costs
+//! less than setting up 16 cursors), and no work per entry beyond the copy and the callback. A
+//! cleanup is therefore not atomic across the map (the shared contract allows that: an entry added
+//! while it runs may stay). The copy is the price of calling back with no lock held (a callback may
+//! call into the map); valgrind counts glibc's `rep movsb` copy one instruction per byte, 8 an
+//! entry, which the instruction rows include and time rows do not show. Mutexes rather than
 //! reader/writer locks: every critical section is a few nanoseconds of ring indexing, where a
-//! reader count would cost more than it lets run in parallel. No atomics of its own: what is
-//! shared is guarded by `std` mutexes.
+//! reader count would cost more than it lets run in parallel. No atomics of its own: what is shared
+//! is guarded by `std` mutexes.
 
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
-use super::dense_window::{DenseWindow, Runs};
-use crate::shared::{Buffer, SharedPendingAcks, Spare};
+use super::dense_window::DenseWindow;
+use crate::shared::{SharedPendingAcks, Spare};
 use crate::{Mark, PendingAck, PendingAcks};
+
+mod order;
+
+use order::{Gather, Gathered, RunEnds, SORTED_UP_TO, merge, sort_few};
 
 const STRIPES: u64 = 16;
 
@@ -60,176 +65,6 @@ fn stripe_mark(mark: Mark, stripe: usize) -> Mark {
     }
 }
 
-/// A stripe's run of consecutive ids (ids within the stripe): entries `first ..` of `ledger`,
-/// held in `slots[start..end]` of the gathered slots, `PendingAck::ABSENT` for a hole (only
-/// when `holes`).
-#[derive(Debug, Clone, Copy)]
-struct Run {
-    ledger: u64,
-    first: u64,
-    start: usize,
-    end: usize,
-    holes: bool,
-}
-
-/// Where the stripes' runs go: each stripe's slices are copied whole (a ring's prefix is one
-/// `memcpy`), its runs after the previous stripe's, so one stripe's slots are contiguous.
-struct Gather<'a> {
-    slots: &'a mut Vec<PendingAck>,
-    runs: &'a mut Vec<Run>,
-}
-
-impl Runs for Gather<'_> {
-    fn run(&mut self, ledger: u64, first: u64, slots: &[PendingAck], holes: bool) -> usize {
-        if slots.is_empty() {
-            return 0;
-        }
-        let start = self.slots.len();
-        self.slots.extend_from_slice(slots);
-        let end = self.slots.len();
-        self.runs.push(Run {
-            ledger,
-            first,
-            start,
-            end,
-            holes,
-        });
-        match holes {
-            true => slots
-                .iter()
-                .filter(|&&ack| ack != PendingAck::ABSENT)
-                .count(),
-            false => slots.len(),
-        }
-    }
-
-    fn one(&mut self, ledger: u64, entry: u64, ack: PendingAck) {
-        self.run(ledger, entry, &[ack], false);
-    }
-}
-
-/// The slots and runs a cleanup or scan copies out, kept together as one spare buffer (one lock
-/// to take it, not two).
-#[derive(Default)]
-struct Gathered {
-    slots: Vec<PendingAck>,
-    runs: Vec<Run>,
-}
-
-impl Buffer for Gathered {
-    fn clear(&mut self) {
-        self.slots.clear();
-        self.runs.clear();
-    }
-    fn capacity(&self) -> usize {
-        self.slots.capacity().max(self.runs.capacity())
-    }
-}
-
-/// Where each stripe's runs end in the gathered runs (stripe after stripe).
-type RunEnds = [usize; STRIPES as usize];
-
-/// Where a stripe's merge stands: its current run (runs `run .. runs_end` are left) and the slot
-/// of its next entry.
-#[derive(Debug, Clone, Copy, Default)]
-struct Cursor {
-    run: usize,
-    runs_end: usize,
-    at: usize,
-}
-
-impl Cursor {
-    /// `(ledger, id within the stripe)` of the next entry; none when the stripe is done.
-    fn head(&self, runs: &[Run]) -> Option<(u64, u64)> {
-        let run = runs.get(self.run..self.runs_end)?.first()?;
-        Some((run.ledger, run.first + (self.at - run.start) as u64))
-    }
-
-    /// Moves past `count` slots of the current run (no more than it holds). The stripe's next
-    /// run starts where this one ends, so only the run index moves on.
-    fn advance(&mut self, count: usize, runs: &[Run]) {
-        self.at += count;
-        if runs.get(self.run).is_some_and(|run| self.at >= run.end) {
-            self.run += 1;
-        }
-    }
-}
-
-/// Hands on the entries of the stripes' runs in ascending (ledger, entry) order: a merge by rows,
-/// no sort. Entry `e` is row `e / 16`, column `e mod 16` (its stripe), so the entries in order are
-/// the rows in order, each row's columns in stripe order. While every stripe is at the same row
-/// (a dense window), whole rows are visited straight from the 16 runs' slices, up to the first
-/// run end; elsewhere (a new ledger, a stripe ahead of the others) one row at a time, the
-/// stripes at the smallest head.
-fn merge(
-    slots: &[PendingAck],
-    runs: &[Run],
-    ends: &RunEnds,
-    visit: &mut impl FnMut(u64, u64, PendingAck),
-) {
-    let mut cursors = [Cursor::default(); STRIPES as usize];
-    let mut first_run = 0;
-    for (cursor, &runs_end) in cursors.iter_mut().zip(ends) {
-        let at = runs.get(first_run).map_or(0, |run| run.start);
-        *cursor = Cursor {
-            run: first_run,
-            runs_end,
-            at,
-        };
-        first_run = runs_end;
-    }
-    loop {
-        let heads = cursors.map(|cursor| cursor.head(runs));
-        let Some(row) = heads.iter().flatten().min().copied() else {
-            return;
-        };
-        if heads.iter().all(|&head| head == Some(row)) {
-            let rows = cursors
-                .iter()
-                .map(|cursor| runs[cursor.run].end - cursor.at)
-                .min()
-                .unwrap_or(0);
-            let holes = cursors.iter().any(|cursor| runs[cursor.run].holes);
-            let columns = cursors.map(|cursor| &slots[cursor.at..cursor.at + rows]);
-            visit_rows(row, &columns, rows, holes, visit);
-            for cursor in &mut cursors {
-                cursor.advance(rows, runs);
-            }
-        } else {
-            for (stripe, cursor) in cursors.iter_mut().enumerate() {
-                if heads[stripe] == Some(row) {
-                    let ack = slots[cursor.at];
-                    if ack != PendingAck::ABSENT {
-                        visit(row.0, join(stripe, row.1), ack);
-                    }
-                    cursor.advance(1, runs);
-                }
-            }
-        }
-    }
-}
-
-/// Visits `rows` whole rows from the 16 stripes' `columns` (each `rows` long), the first at
-/// `(ledger, row)`. Without holes there is no test per slot.
-#[inline(always)]
-fn visit_rows(
-    (ledger, row): (u64, u64),
-    columns: &[&[PendingAck]; STRIPES as usize],
-    rows: usize,
-    holes: bool,
-    visit: &mut impl FnMut(u64, u64, PendingAck),
-) {
-    for r in 0..rows {
-        let first = join(0, row + r as u64);
-        for (stripe, column) in columns.iter().enumerate() {
-            let ack = column[r];
-            if !holes || ack != PendingAck::ABSENT {
-                visit(ledger, first + stripe as u64, ack);
-            }
-        }
-    }
-}
-
 impl StripedWindow {
     fn lock(&self, stripe: usize) -> MutexGuard<'_, DenseWindow> {
         // A poisoned stripe only means another thread panicked while holding it; no map
@@ -262,6 +97,7 @@ impl StripedWindow {
         let Gathered {
             mut slots,
             mut runs,
+            mut keyed,
         } = self.spare.take();
         // Room for the entries a scan or drain will gather, so the buffer never regrows.
         slots.reserve(expected);
@@ -280,7 +116,7 @@ impl StripedWindow {
             );
             live += map.len();
             *end = runs.len();
-            if stripe == 0 {
+            if stripe == 0 && !slots.is_empty() {
                 // Entries spread evenly over the stripes (`e mod 16`): the first stripe's share
                 // sizes the buffers once, where doubling would copy them again and again.
                 let rest = STRIPES as usize - 1;
@@ -288,10 +124,13 @@ impl StripedWindow {
                 runs.reserve(runs.len() * rest);
             }
         }
-        if !runs.is_empty() {
-            merge(&slots, &runs, &ends, visit);
+        match slots.len() {
+            0 => {}
+            1..=SORTED_UP_TO => sort_few(&slots, &runs, &ends, &mut keyed, visit),
+            _ => merge(&slots, &runs, &ends, visit),
         }
-        self.spare.give_back(Gathered { slots, runs }, live);
+        let gathered = Gathered { slots, runs, keyed };
+        self.spare.give_back(gathered, live);
     }
 }
 
@@ -383,9 +222,9 @@ impl SharedPendingAcks for StripedWindow {
 mod tests {
     use super::*;
 
-    /// Keys that take every path of the merge: whole rows (a dense window, with and without
-    /// holes), a stripe ahead of the others, ledgers of different lengths, one-entry and sparse
-    /// ledgers, and the top id.
+    /// Keys that take every path of the merge (and, in a cleanup of a few, the sort): whole rows (a
+    /// dense window, with and without holes), a stripe ahead of the others, ledgers of different
+    /// lengths, one-entry and sparse ledgers, and the top id.
     fn merge_keys() -> Vec<(u64, u64)> {
         (0..40)
             .filter(|e| e % 7 != 3)
@@ -420,6 +259,7 @@ mod tests {
     #[test]
     fn a_cleanup_hands_on_exactly_the_covered_entries_in_order() {
         let keys = merge_keys();
+        let mut sizes = Vec::new();
         for mark in [
             Mark::at(1, 20),
             Mark::at(2, 50),
@@ -431,11 +271,18 @@ mod tests {
             PendingAcks::remove_all_up_to(&mut map, mark, &mut |l, e, _| removed.push((l, e)));
             let covered = keys.iter().copied().filter(|&(l, e)| mark.covers(l, e));
             assert_eq!(removed, covered.collect::<Vec<_>>(), "mark {mark:?}");
+            sizes.push(removed.len());
             let mut left = Vec::new();
             map.for_each(&mut |l, e, _| left.push((l, e)));
             let kept = keys.iter().copied().filter(|&(l, e)| !mark.covers(l, e));
             assert_eq!(left, kept.collect::<Vec<_>>(), "mark {mark:?}");
         }
+        // Both ways to order what was gathered: the sort of a few and the merge.
+        assert!(
+            sizes.iter().any(|&n| (1..=SORTED_UP_TO).contains(&n)),
+            "{sizes:?}"
+        );
+        assert!(sizes.iter().any(|&n| n > SORTED_UP_TO), "{sizes:?}");
     }
 
     #[test]
