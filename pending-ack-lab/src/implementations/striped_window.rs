@@ -286,6 +286,30 @@ mod tests {
     }
 
     #[test]
+    fn a_few_entries_of_several_ledgers_are_sorted_into_map_order() {
+        // Some stripes hand over a run of each ledger: the sort takes them stripe after stripe.
+        let keys: Vec<(u64, u64)> = (0..20)
+            .map(|e| (1, e))
+            .chain((3..9).map(|e| (2, e)))
+            .chain([(3, 40)])
+            .collect();
+        let map = striped(&keys);
+        let mut scanned = Vec::new();
+        map.for_each(&mut |l, e, _| scanned.push((l, e)));
+        assert_eq!(scanned, keys);
+        let mut map = striped(&keys);
+        let mut removed = Vec::new();
+        let mark = Mark::at(2, 5);
+        PendingAcks::remove_all_up_to(&mut map, mark, &mut |l, e, _| removed.push((l, e)));
+        let covered: Vec<_> = keys
+            .iter()
+            .copied()
+            .filter(|&(l, e)| mark.covers(l, e))
+            .collect();
+        assert_eq!(removed, covered);
+    }
+
+    #[test]
     fn a_stripe_s_mark_keeps_exactly_its_entries_at_or_before_the_map_s_mark() {
         for mark_entry in [
             None,

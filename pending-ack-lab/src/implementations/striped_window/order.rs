@@ -81,7 +81,10 @@ impl Buffer for Gathered {
 pub(super) const SORTED_UP_TO: usize = 64;
 
 /// Hands on the few gathered entries in ascending (ledger, entry) order through a sort of their
-/// full keys, in `keyed`.
+/// full keys, in `keyed`. Where each stripe handed over one run at most (a cleanup within one
+/// ledger), the keys are taken a row at a time across the stripes, which is their order in a
+/// window, so the sort (an insertion sort at this size) has little to move; otherwise stripe
+/// after stripe.
 pub(super) fn sort_few(
     slots: &[PendingAck],
     runs: &[Run],
@@ -89,17 +92,46 @@ pub(super) fn sort_few(
     keyed: &mut Vec<(u128, PendingAck)>,
     visit: &mut impl FnMut(u64, u64, PendingAck),
 ) {
+    let mut first_run = 0;
+    let one_run_each = ends.iter().all(|&runs_end| {
+        let one = runs_end - first_run <= 1;
+        first_run = runs_end;
+        one
+    });
+    let mut push = |ledger, stripe, id: u64, ack| {
+        if ack != PendingAck::ABSENT {
+            keyed.push((key(ledger, join(stripe, id)), ack));
+        }
+    };
     let (mut first_run, mut at) = (0, 0);
-    for (stripe, &runs_end) in ends.iter().enumerate() {
-        for run in &runs[first_run..runs_end] {
-            for (i, &ack) in slots[at..run.end].iter().enumerate() {
-                if ack != PendingAck::ABSENT {
-                    keyed.push((key(run.ledger, join(stripe, run.first + i as u64)), ack));
+    if one_run_each {
+        let columns = ends.map(|runs_end| {
+            let run = runs[first_run..runs_end].first();
+            first_run = runs_end;
+            run.map_or((0, 0, &slots[..0]), |run| {
+                let column = (run.ledger, run.first, &slots[at..run.end]);
+                at = run.end;
+                column
+            })
+        });
+        let rows = columns.iter().map(|c| c.2.len()).max().unwrap_or(0);
+        for row in 0..rows {
+            for (stripe, &(ledger, first, column)) in columns.iter().enumerate() {
+                if let Some(&ack) = column.get(row) {
+                    push(ledger, stripe, first + row as u64, ack);
                 }
             }
-            at = run.end;
         }
-        first_run = runs_end;
+    } else {
+        for (stripe, &runs_end) in ends.iter().enumerate() {
+            for run in &runs[first_run..runs_end] {
+                for (i, &ack) in slots[at..run.end].iter().enumerate() {
+                    push(run.ledger, stripe, run.first + i as u64, ack);
+                }
+                at = run.end;
+            }
+            first_run = runs_end;
+        }
     }
     keyed.sort_unstable_by_key(|&(key, _)| key);
     for &(key, ack) in keyed.iter() {
