@@ -4,6 +4,12 @@
 
 use crate::{Mark, PendingAck, PendingAcks};
 
+mod drivers;
+mod retained;
+
+use drivers::{Cursor, RollingWindow};
+pub use retained::{RETAINED_CASES, RetainedCase};
+
 /// `entries` pending entries spread over ledgers `0..ledgers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Dataset {
@@ -41,6 +47,8 @@ pub const DATASETS: [Dataset; 16] = [
 ];
 
 /// The value the seed stores for the i-th entry: remaining `(i & 15) + 1`, hash `i × 31`.
+/// `#[inline]` for the drivers' ops (see `drivers`).
+#[inline]
 pub fn seed_value(i: u64) -> PendingAck {
     PendingAck::new((i & 15) as i32 + 1, (i as i32).wrapping_mul(31))
         .expect("1..=16 is a valid remaining count")
@@ -80,6 +88,8 @@ impl Dataset {
     }
 
     /// Even split, the remainder going to the first ledgers.
+    /// `#[inline]` for the drivers' ops (see `drivers`).
+    #[inline]
     pub fn entries_in_ledger(&self, ledger: u64) -> u64 {
         self.entries / self.ledgers + u64::from(ledger < self.entries % self.ledgers)
     }
@@ -408,262 +418,10 @@ impl<M: PendingAcks> Workload<M> {
     }
 }
 
-/// Division by a divisor fixed at setup, with one multiply instead of a 64-bit `div` (tens of
-/// cycles, which would otherwise dominate the fastest designs' cycle). Exact for dividends below
-/// 2^32 (Lemire et al., "Faster remainder by direct computation"); larger ones divide normally.
-#[derive(Debug, Clone, Copy)]
-struct Divisor {
-    divisor: u64,
-    /// ceil(2^64 / divisor), for divisors in 2..2^32.
-    reciprocal: Option<u64>,
-}
-
-impl Divisor {
-    fn new(divisor: u64) -> Self {
-        let reciprocal = (2..1 << 32)
-            .contains(&divisor)
-            .then(|| u64::MAX / divisor + 1);
-        Self {
-            divisor,
-            reciprocal,
-        }
-    }
-
-    /// `(n / divisor, n % divisor)`.
-    fn div_rem(self, n: u64) -> (u64, u64) {
-        let quotient = match self.reciprocal {
-            Some(m) if n < 1 << 32 => ((u128::from(n) * u128::from(m)) >> 64) as u64,
-            _ => n / self.divisor,
-        };
-        (quotient, n - quotient * self.divisor)
-    }
-}
-
-/// The seed's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
-/// at `(s / per_ledger, s % per_ledger)`.
-struct RollingWindow {
-    experiment: Experiment,
-    window: u64,
-    per_ledger: Divisor,
-    /// Ops done; the window holds sequences `ops .. ops + window` in FIFO order.
-    ops: u64,
-    /// Odd multiplier coprime to `window`, permuting ack order within a block.
-    multiplier: u64,
-    window_divisor: Divisor,
-}
-
-fn gcd(mut a: u64, mut b: u64) -> u64 {
-    while b != 0 {
-        (a, b) = (b, a % b);
-    }
-    a
-}
-
-impl RollingWindow {
-    fn start<M: PendingAcks>(experiment: Experiment, dataset: Dataset) -> (M, Self) {
-        let window = dataset.entries;
-        let mut multiplier = 4051;
-        while gcd(multiplier, window) != 1 {
-            multiplier += 2;
-        }
-        let state = Self {
-            experiment,
-            window,
-            per_ledger: Divisor::new(window.div_ceil(dataset.ledgers)),
-            ops: 0,
-            multiplier,
-            window_divisor: Divisor::new(window),
-        };
-        let mut map = M::default();
-        for s in 0..window {
-            let (l, e) = state.position(s);
-            map.add_or_replace(l, e, seed_value(s));
-        }
-        (map, state)
-    }
-
-    fn position(&self, sequence: u64) -> (u64, u64) {
-        self.per_ledger.div_rem(sequence)
-    }
-
-    /// One op: ack one pending entry, dispatch the next sequence.
-    fn step<M: PendingAcks>(&mut self, map: &mut M) -> u64 {
-        let n = self.ops;
-        self.ops += 1;
-        let acked = match self.experiment {
-            Experiment::ShuffledAckCycle => {
-                let (_, in_block) = self.window_divisor.div_rem(n);
-                let (_, permuted) = self.window_divisor.div_rem(in_block * self.multiplier);
-                n - in_block + permuted
-            }
-            _ => n,
-        };
-        let (l, e) = self.position(acked);
-        let removed = map.remove(l, e).expect("the window holds the acked entry");
-        let dispatched = n + self.window;
-        let (l, e) = self.position(dispatched);
-        map.add_or_replace(l, e, seed_value(dispatched));
-        let mut sum = u64::from(removed.remaining());
-        if self.experiment == Experiment::DispatchAckAndPartialAckCycle && n & 15 == 0 {
-            let (l, e) = self.position(n + 1 + self.window / 2);
-            if map.get_remaining(l, e).is_some_and(|r| r > 1) {
-                sum += u64::from(map.update_remaining_unacked(l, e, 1));
-            }
-        }
-        sum
-    }
-}
-
-/// The seed's `CursorState`: round-robin over every populated position.
-struct Cursor {
-    experiment: Experiment,
-    dataset: Dataset,
-    index: u64,
-    ledger: u64,
-    entry: u64,
-    ledger_len: u64,
-    /// Even passes ack one, odd passes un-ack one, so `update-remaining` stays in range.
-    pass: u64,
-}
-
-impl Cursor {
-    fn new(experiment: Experiment, dataset: Dataset) -> Self {
-        Self {
-            experiment,
-            dataset,
-            index: 0,
-            ledger: 0,
-            entry: 0,
-            ledger_len: dataset.entries_in_ledger(0),
-            pass: 0,
-        }
-    }
-
-    fn step<M: PendingAcks>(&mut self, map: &mut M) -> u64 {
-        let (l, e) = (self.ledger, self.entry);
-        let result = match self.experiment {
-            Experiment::AddOrReplace => u64::from(map.add_or_replace(l, e, seed_value(self.index))),
-            Experiment::RemoveAndAdd => {
-                let ack = map.remove(l, e).expect("round-robin keys are present");
-                map.add_or_replace(l, e, ack);
-                u64::from(ack.remaining())
-            }
-            Experiment::UpdateRemaining => {
-                let acked = if self.pass.is_multiple_of(2) { 1 } else { -1 };
-                u64::from(map.update_remaining_unacked(l, e, acked))
-            }
-            Experiment::ContainsHit => u64::from(map.contains(l, e)),
-            _ => u64::from(map.get_remaining(l, e).unwrap_or(0)),
-        };
-        self.index += 1;
-        self.entry += 1;
-        if self.entry == self.ledger_len {
-            self.entry = 0;
-            self.ledger += 1;
-            if self.ledger == self.dataset.ledgers {
-                self.ledger = 0;
-                self.index = 0;
-                self.pass += 1;
-            }
-            self.ledger_len = self.dataset.entries_in_ledger(self.ledger);
-        }
-        result
-    }
-}
-
-/// The seed's retained-capacity cases: a peak dataset cleaned up by `remove_all_up_to` until only
-/// `keep` entries (the newest, in the last ledger) remain.
-#[derive(Debug, Clone, Copy)]
-pub struct RetainedCase {
-    pub name: &'static str,
-    pub dataset: &'static str,
-    pub keep: u64,
-}
-
-pub const RETAINED_CASES: [RetainedCase; 5] = [
-    RetainedCase {
-        name: "50k-in-1-clear-all",
-        dataset: "50k-in-1",
-        keep: 0,
-    },
-    RetainedCase {
-        name: "50k-in-1-keep-1",
-        dataset: "50k-in-1",
-        keep: 1,
-    },
-    RetainedCase {
-        name: "50k-in-1-keep-1k",
-        dataset: "50k-in-1",
-        keep: 1_000,
-    },
-    RetainedCase {
-        name: "50k-in-5-keep-1k",
-        dataset: "50k-in-5",
-        keep: 1_000,
-    },
-    RetainedCase {
-        name: "50k-in-20-keep-1k",
-        dataset: "50k-in-20",
-        keep: 1_000,
-    },
-];
-
-impl RetainedCase {
-    /// Builds the peak, then cleans it up; returns the map that remains.
-    pub fn build<M: PendingAcks>(&self) -> M {
-        let dataset = Dataset::find(self.dataset).expect("listed datasets exist");
-        let mut map: M = dataset.populate();
-        let last = dataset.ledgers - 1;
-        let mark = match dataset.entries_in_ledger(last).checked_sub(self.keep + 1) {
-            Some(entry) => Mark::at(last, entry),
-            None => Mark::before(last),
-        };
-        map.remove_all_up_to(mark, &mut |_, _, _| {});
-        map
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::implementations::nested_tree::NestedTree;
-
-    #[test]
-    fn fast_division_matches_div_and_rem() {
-        let mut n = 0x9e37_79b9_7f4a_7c15u64;
-        for d in [
-            1,
-            2,
-            3,
-            7,
-            10,
-            64,
-            2_500,
-            50_000,
-            65_535,
-            (1 << 32) - 1,
-            1 << 32,
-            u64::MAX,
-        ] {
-            let divisor = Divisor::new(d);
-            for probe in [0, 1, d - 1, d, (1 << 32) - 1, 1 << 32, u64::MAX] {
-                assert_eq!(
-                    divisor.div_rem(probe),
-                    (probe / d, probe % d),
-                    "{probe} / {d}"
-                );
-            }
-            for _ in 0..10_000 {
-                n = n.wrapping_mul(6364136223846793005).wrapping_add(1);
-                let probe = n >> 32;
-                assert_eq!(
-                    divisor.div_rem(probe),
-                    (probe / d, probe % d),
-                    "{probe} / {d}"
-                );
-            }
-        }
-    }
 
     #[test]
     fn datasets_split_like_the_seed() {
@@ -715,48 +473,5 @@ mod tests {
         let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerBeforeWindow, d);
         w.run(1);
         assert_eq!(w.map.len(), 50_000);
-    }
-
-    #[test]
-    fn cycles_keep_the_window_size_and_roll_ledgers() {
-        for experiment in [
-            Experiment::DispatchAndAckCycle,
-            Experiment::DispatchAckAndPartialAckCycle,
-            Experiment::ShuffledAckCycle,
-        ] {
-            let d = Dataset::find("1k-in-100").unwrap();
-            let mut w: Workload<NestedTree> = Workload::prepare(experiment, d);
-            w.run(5_500);
-            assert_eq!(w.map.len(), 1_000, "{experiment:?}");
-            let mut first = None;
-            w.map.for_each(&mut |l, _, _| {
-                first.get_or_insert(l);
-            });
-            assert!(first.unwrap() >= 450, "{experiment:?}: old ledgers drained");
-        }
-    }
-
-    #[test]
-    fn shuffled_acks_are_not_fifo() {
-        let d = Dataset::find("1k-in-100").unwrap();
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::ShuffledAckCycle, d);
-        w.run(2);
-        // Op 1 acks sequence 4051 mod 1000 = 51 (ledger 5, entry 1), not sequence 1.
-        assert!(w.map.contains(0, 1) && !w.map.contains(5, 1));
-    }
-
-    #[test]
-    fn update_remaining_stays_in_range_over_passes() {
-        let d = Dataset::find("1k-in-1").unwrap();
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::UpdateRemaining, d);
-        assert_eq!(w.run(4_000), 4_000, "every update applies");
-    }
-
-    #[test]
-    fn retained_cases_keep_what_they_say() {
-        for case in RETAINED_CASES {
-            let map: NestedTree = case.build();
-            assert_eq!(map.len() as u64, case.keep, "{}", case.name);
-        }
     }
 }
