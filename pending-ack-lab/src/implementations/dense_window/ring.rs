@@ -36,6 +36,9 @@ pub(super) struct Spares {
     rings: Vec<Box<Ring>>,
     /// Total capacity of `rings`, in slots.
     slots: usize,
+    /// The live-entry count below which `slots` is over budget (0: never), kept so a remove's
+    /// check is one comparison: `slots > 2 * live + floor` ⟺ `live < ⌈(slots − floor) / 2⌉`.
+    over_budget_below: usize,
 }
 
 impl Spares {
@@ -47,16 +50,21 @@ impl Spares {
     pub(super) fn push(&mut self, ring: Box<Ring>, live_entries: usize) {
         let slots = ring.slots.capacity();
         if self.slots + slots <= Self::budget(live_entries) {
-            self.slots += slots;
+            self.set_slots(self.slots + slots);
             self.rings.push(ring);
         }
+    }
+
+    fn set_slots(&mut self, slots: usize) {
+        self.slots = slots;
+        self.over_budget_below = slots.saturating_sub(SPARE_FLOOR_SLOTS).div_ceil(2);
     }
 
     /// A spare ring, cleared, or a new one.
     pub(super) fn pop(&mut self) -> Box<Ring> {
         match self.rings.pop() {
             Some(mut ring) => {
-                self.slots -= ring.slots.capacity();
+                self.set_slots(self.slots - ring.slots.capacity());
                 ring.len = 0;
                 ring.slots.clear();
                 ring
@@ -68,7 +76,7 @@ impl Spares {
     /// Drops spares until they fit the budget for `live_entries`.
     #[inline]
     pub(super) fn trim(&mut self, live_entries: usize) {
-        if self.slots > Self::budget(live_entries) {
+        if live_entries < self.over_budget_below {
             self.drop_over_budget(live_entries);
         }
     }
@@ -78,8 +86,8 @@ impl Spares {
     fn drop_over_budget(&mut self, live_entries: usize) {
         while self.slots > Self::budget(live_entries) {
             match self.rings.pop() {
-                Some(ring) => self.slots -= ring.slots.capacity(),
-                None => self.slots = 0,
+                Some(ring) => self.set_slots(self.slots - ring.slots.capacity()),
+                None => self.set_slots(0),
             }
         }
     }
@@ -137,19 +145,20 @@ impl Ring {
         // One offset for both cases. `checked_sub`, not `wrapping_sub`: entry 0 after a ring
         // ending at u64::MAX is not "the next entry" (the model test found that wrap).
         let offset = self.offset(entry)?;
-        let span = self.slots.len();
         if let Some(slot) = self.slots.get_mut(offset) {
             let new = *slot == ABSENT;
             *slot = ack;
             self.len += usize::from(new);
             return Some(new);
         }
-        let next = offset == span && self.len > 0 && self.slots.has_room_at_back();
-        if next {
-            self.slots.push(ack);
-            self.len += 1;
+        // An empty ring holds no slots, so its next entry is its base (whatever that was): the
+        // push is right there too, with no test of the count.
+        if offset != self.slots.len() || !self.slots.has_room_at_back() {
+            return None;
         }
-        next.then_some(true)
+        self.slots.push(ack);
+        self.len += 1;
+        Some(true)
     }
 
     /// Inserts an entry outside the current span: the first one, one that needs more capacity,
@@ -188,12 +197,15 @@ impl Ring {
     /// The ack of the first entry of several (the front of a near-FIFO window) stays inline.
     #[inline(always)]
     pub(super) fn remove(&mut self, entry: u64) -> Option<PendingAck> {
-        if entry == self.base && self.len > 1 {
-            let ack = *self.slots.first()?;
-            self.slots.advance(1);
+        if entry == self.base
+            && self.len > 1
+            && let Some((ack, next)) = self.slots.pop_first_of_several()
+        {
             self.base += 1;
             self.len -= 1;
-            self.trim_front();
+            if next == ABSENT {
+                self.trim_front();
+            }
             return Some(ack);
         }
         self.remove_other(entry)
@@ -342,4 +354,25 @@ fn visit_each(
         entry = entry.wrapping_add(1);
     }
     holes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one comparison a remove makes says what the budget says, for every count around it.
+    #[test]
+    fn the_precomputed_threshold_agrees_with_the_budget() {
+        let mut spares = Spares::default();
+        for slots in 0..3 * SPARE_FLOOR_SLOTS {
+            spares.set_slots(slots);
+            for live in 0..2 * SPARE_FLOOR_SLOTS {
+                assert_eq!(
+                    live < spares.over_budget_below,
+                    slots > Spares::budget(live),
+                    "{slots} slots, {live} live entries"
+                );
+            }
+        }
+    }
 }

@@ -46,15 +46,27 @@ impl<T> SlidingVec<T> {
         self.items.get(self.start..).unwrap_or_default()
     }
 
-    /// `start + index` is never below the start, so the one bound to check is the buffer's end.
+    /// One test: `index` against the live count. (`items.get(start + index)` needs two, the
+    /// addition's overflow and the buffer's end.)
     #[inline]
     pub(super) fn get(&self, index: usize) -> Option<&T> {
-        self.items.get(self.start.checked_add(index)?)
+        if index >= self.len() {
+            return None;
+        }
+        debug_assert!(self.start <= self.items.len());
+        // SAFETY: every method keeps `start <= items.len()`, so `index < items.len() - start`
+        // gives `start + index < items.len()` with no overflow: the item is in bounds.
+        Some(unsafe { self.items.get_unchecked(self.start + index) })
     }
 
     #[inline]
     pub(super) fn get_mut(&mut self, index: usize) -> Option<&mut T> {
-        self.items.get_mut(self.start.checked_add(index)?)
+        if index >= self.len() {
+            return None;
+        }
+        debug_assert!(self.start <= self.items.len());
+        // SAFETY: as in `get`.
+        Some(unsafe { self.items.get_unchecked_mut(self.start + index) })
     }
 
     #[inline]
@@ -67,23 +79,16 @@ impl<T> SlidingVec<T> {
         self.items.get_mut(self.start)
     }
 
-    /// `items.last()` is live whenever any item is.
+    /// `items.last()` is live whenever there is one: every call that can empty the live items
+    /// resets the buffer (`reset_if_empty`), so no dead item is ever last.
     #[inline]
     pub(super) fn last(&self) -> Option<&T> {
-        if self.is_empty() {
-            None
-        } else {
-            self.items.last()
-        }
+        self.items.last()
     }
 
     #[inline]
     pub(super) fn last_mut(&mut self) -> Option<&mut T> {
-        if self.is_empty() {
-            None
-        } else {
-            self.items.last_mut()
-        }
+        self.items.last_mut()
     }
 
     /// Whether a push needs no room made first.
@@ -182,11 +187,22 @@ impl<T: Copy> SlidingVec<T> {
         self.reset_if_empty();
     }
 
+    /// Removes the first item when there is a second, returning both: the buffer stays non-empty,
+    /// so there is no reset to test for, and one length test covers both reads.
+    #[inline(always)]
+    pub(super) fn pop_first_of_several(&mut self) -> Option<(T, T)> {
+        let first = *self.items.get(self.start)?;
+        let second = *self.items.get(self.start + 1)?;
+        self.start += 1;
+        Some((first, second))
+    }
+
     /// Resizes the live items to `len`, filling new ones at the back with `value`.
     pub(super) fn resize(&mut self, len: usize, value: T) {
         let more = len.saturating_sub(self.len());
         self.reserve(more);
         self.items.resize(self.start + len, value);
+        self.reset_if_empty();
     }
 
     /// Puts `count` copies of `value` before the first item.
@@ -259,6 +275,7 @@ mod tests {
     enum Op {
         Push(u32),
         Pop,
+        PopFirstOfSeveral,
         Advance(usize),
         Insert(usize, u32),
         Remove(usize),
@@ -272,6 +289,7 @@ mod tests {
         prop_oneof![
             8 => any::<u32>().prop_map(Op::Push),
             2 => Just(Op::Pop),
+            2 => Just(Op::PopFirstOfSeveral),
             4 => (0usize..6).prop_map(Op::Advance),
             1 => (0usize..40, any::<u32>()).prop_map(|(i, v)| Op::Insert(i, v)),
             1 => (0usize..40).prop_map(Op::Remove),
@@ -296,6 +314,16 @@ mod tests {
                         model.push_back(v);
                     }
                     Op::Pop => prop_assert_eq!(sliding.pop(), model.pop_back()),
+                    Op::PopFirstOfSeveral => {
+                        let expected = match (model.front(), model.get(1)) {
+                            (Some(&first), Some(&second)) => Some((first, second)),
+                            _ => None,
+                        };
+                        if expected.is_some() {
+                            model.pop_front();
+                        }
+                        prop_assert_eq!(sliding.pop_first_of_several(), expected);
+                    }
                     Op::Advance(n) => {
                         sliding.advance(n);
                         model.drain(..n.min(model.len()));
