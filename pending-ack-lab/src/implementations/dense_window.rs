@@ -452,15 +452,17 @@ impl PendingAcks for DenseWindow {
     /// removed in line when the ring keeps others; anything else goes through the ledger search.
     #[inline(always)]
     fn remove(&mut self, ledger: u64, entry: u64) -> Option<PendingAck> {
-        if let Some(ring) = self.ring_at_an_end::<false>(ledger)
-            && ring.len > 1
-        {
-            let removed = ring.remove(entry)?;
-            self.len -= 1;
-            self.spares.trim(self.len);
-            return Some(removed);
-        }
-        self.remove_found(ledger, entry)
+        let Some(ring) = self.ring_at_an_end::<false>(ledger) else {
+            return self.remove_found(ledger, entry);
+        };
+        let removed = match ring.remove_first_of_several(entry) {
+            Some(removed) => removed,
+            None if ring.len > 1 => ring.remove_other(entry)?,
+            None => return self.remove_found(ledger, entry),
+        };
+        self.len -= 1;
+        self.spares.trim(self.len);
+        Some(removed)
     }
 
     #[inline]

@@ -194,24 +194,33 @@ impl Ring {
         Ok(true)
     }
 
-    /// The ack of the first entry of several (the front of a near-FIFO window) stays inline.
-    #[inline(always)]
+    /// Removes `entry` (`None` when it is not held).
+    #[inline]
     pub(super) fn remove(&mut self, entry: u64) -> Option<PendingAck> {
-        if entry == self.base
-            && self.len > 1
-            && let Some((ack, next)) = self.slots.pop_first_of_several()
-        {
-            self.base += 1;
-            self.len -= 1;
-            if next == ABSENT {
-                self.trim_front();
-            }
-            return Some(ack);
-        }
-        self.remove_other(entry)
+        self.remove_first_of_several(entry)
+            .or_else(|| self.remove_other(entry))
     }
 
-    fn remove_other(&mut self, entry: u64) -> Option<PendingAck> {
+    /// The ack of the first entry of several (the front of a near-FIFO window), kept in line:
+    /// `None`, with nothing changed, when `entry` is not the first or is the only one. The first
+    /// and last slots are present whenever the ring holds anything, so two slots are two
+    /// entries: the slots' one length test stands for the count's.
+    #[inline(always)]
+    pub(super) fn remove_first_of_several(&mut self, entry: u64) -> Option<PendingAck> {
+        if entry != self.base {
+            return None;
+        }
+        let (ack, next) = self.slots.pop_first_of_several()?;
+        self.base += 1;
+        self.len -= 1;
+        if next == ABSENT {
+            self.trim_front();
+        }
+        Some(ack)
+    }
+
+    /// Removes any entry but through [`Ring::remove_first_of_several`]'s path.
+    pub(super) fn remove_other(&mut self, entry: u64) -> Option<PendingAck> {
         let offset = self.offset(entry)?;
         let ack = std::mem::replace(self.slots.get_mut(offset)?, ABSENT);
         if ack == ABSENT {
