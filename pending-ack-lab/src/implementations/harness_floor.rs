@@ -39,7 +39,7 @@ impl PendingAcks for HarnessFloor {
 
     fn add_or_replace(&mut self, ledger: u64, entry: u64, ack: PendingAck) -> bool {
         // The value too: without it the optimiser skipped the workload's packing of the value
-        // (about 9 instructions a dispatch), which every design pays.
+        // (12 instructions a cycle), which every design pays.
         black_box(ledger ^ entry ^ ack.to_bits());
         self.len += 1;
         true

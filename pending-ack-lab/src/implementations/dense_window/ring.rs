@@ -219,7 +219,8 @@ impl Ring {
         Some(ack)
     }
 
-    /// Removes any entry but through [`Ring::remove_first_of_several`]'s path.
+    /// Removes `entry` by its offset: any entry, the only one included ([`Ring::remove`]'s
+    /// general path).
     pub(super) fn remove_other(&mut self, entry: u64) -> Option<PendingAck> {
         let offset = self.offset(entry)?;
         let ack = std::mem::replace(self.slots.get_mut(offset)?, ABSENT);

@@ -188,7 +188,7 @@ impl<T: Copy> SlidingVec<T> {
     }
 
     /// Removes the first item when there is a second, returning both: the buffer stays non-empty,
-    /// so there is no reset to test for, and one length test covers both reads.
+    /// so there is no reset to test for.
     #[inline(always)]
     pub(super) fn pop_first_of_several(&mut self) -> Option<(T, T)> {
         let first = *self.items.get(self.start)?;
