@@ -33,6 +33,9 @@ pub const WASTED: EventName = EventName::new("wasted-generations");
 /// Microseconds spent generating (finished generations), so a generation's own time is known.
 pub const GENERATING_US: EventName = EventName::new("generating-us");
 pub const TIMEOUTS: EventName = EventName::new("timeouts");
+/// Requests still running when a closed loop's time budget ran out ([`crate::closed_loop`]):
+/// their latencies are their ages, lower bounds.
+pub const UNFINISHED: EventName = EventName::new("unfinished-at-budget");
 pub const REFUSED: EventName = EventName::new("refused-503");
 pub const ERRORS: EventName = EventName::new("errors");
 pub const CORRUPT: EventName = EventName::new("corrupt-bodies");
@@ -130,11 +133,12 @@ impl Describe for CoalesceLab {
         vec![crate::oha::tool()]
     }
 
-    // A sample is a load run: one per cell and pass, long enough for many requests. A quick run
-    // does not calibrate: each sample is a scenario's minimum run (every user at least once, the
-    // overload's five rounds), which keeps it within 90 s. An allocation run is 30 requests (at
-    // least every user once), repeated after its warm-up runs: at 60, the 16 MiB scenarios' runs
-    // took most of the lab's allocation stage.
+    // A sample is a load run: one per cell and pass, long enough for many requests, and a closed
+    // loop's ends at its scenario's time budget ([`Scenario::budget`]) when its requests take
+    // longer. A quick run does not calibrate: each sample is a scenario's minimum run (every user
+    // at least once, the overload's five rounds), within the same budgets. An allocation run is
+    // 30 requests (at least every user once, within the budget), repeated after its warm-up
+    // runs: at 60, the 16 MiB scenarios' runs took most of the lab's allocation stage.
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
@@ -253,6 +257,23 @@ mod tests {
         ));
         let names: Vec<&str> = LAG_HISTOGRAM.iter().map(|e| e.as_str()).collect();
         assert_eq!(names, expected);
+    }
+
+    /// A run cut at its budget leaves the serial queue generating for the requests it dropped;
+    /// the runner's next run starts a new server rather than queue behind them: its backlog at
+    /// the end is at most its own users' requests.
+    #[test]
+    fn a_run_cut_at_its_budget_is_followed_by_a_new_server() {
+        let case = BenchCase::new(SCRAPE, "closed-100vu-1mib-dominant");
+        let mut runner = LAB.open("serial-queue", &case).unwrap();
+        for run in 0..2 {
+            let mut window = EventTally::default();
+            runner.run(0, 1_000, &mut window);
+            let completed = window.completed().unwrap();
+            assert!(completed < 1_000.0, "run {run}: {completed}");
+            assert!(window.total(UNFINISHED) > 0, "run {run}");
+            assert!(window.total(BACKLOG) <= 100, "run {run}: {window:?}");
+        }
     }
 
     #[test]

@@ -11,10 +11,12 @@
 
 pub mod buffer;
 mod client_threads;
+mod closed_loop;
 pub mod coalesce;
 pub mod derive;
 pub mod exposition;
 pub mod generation;
+mod http_client;
 pub mod implementations;
 pub mod lab;
 pub mod load;

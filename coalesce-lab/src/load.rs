@@ -7,34 +7,27 @@
 //! and coalescing are checked against the server's log), a client deadline that drops the
 //! connection like a scraper giving up, and latencies into the kit's HdrHistograms. Two shapes:
 //!
-//! - closed loop: `users` virtual users, each sending its next request when the last one ended
-//!   (k6's shared-iterations executor, as in the write-up's load test);
-//! - open loop: requests scheduled at a fixed rate whatever the server does, each latency
-//!   measured from its scheduled start, so a stalled server cannot hide its queue (no
-//!   coordinated omission).
+//! a closed loop ([`crate::closed_loop`]: k6's shared-iterations executor, as in the write-up's
+//! load test, or a window of time), and an open loop at a fixed rate, each latency from its
+//! scheduled start, so a stalled server cannot hide its queue (no coordinated omission).
 
 use std::net::SocketAddr;
-use std::sync::atomic::AtomicU64;
-use std::sync::atomic::Ordering::{Acquire, Relaxed};
+use std::sync::atomic::Ordering::Acquire;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use bytes::Bytes;
 use futures_util::StreamExt;
 use futures_util::future::join_all;
 use futures_util::stream::FuturesUnordered;
-use http_body_util::{BodyExt, Empty};
-use hyper::client::conn::http1::{Builder, SendRequest};
-use hyper::{Request, StatusCode};
-use hyper_util::rt::TokioIo;
 use labkit::alloc::uncounted;
 use labkit::lab::Window;
 use labkit::latency::{LatencyRecorder, LatencySink};
-use tokio::net::TcpStream;
 
 pub use crate::client_threads::ClientCost;
 use crate::client_threads::Pacer;
-use crate::server::{CHECKSUM_HEADER, GENERATION_HEADER};
+use crate::closed_loop::{self, Progress};
+pub(crate) use crate::http_client::Connection;
+use crate::http_client::{Reply, connect, scrape};
 
 /// How requests are offered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,6 +46,9 @@ pub struct Plan {
     pub timeout: Option<Duration>,
     /// Whether requests ask for `Accept-Encoding: gzip` (the checksum covers the bytes sent).
     pub gzip: bool,
+    /// A closed loop's time budget: its measured window ends after `requests` or at this, and
+    /// its warm-up after its requests or at an eighth of it ([`crate::closed_loop`]).
+    pub budget: Option<Duration>,
 }
 
 /// The upper edges of an open loop's lag histogram (how far behind its schedule a send started);
@@ -66,9 +62,6 @@ pub const LAG_EDGES: [Duration; 3] = [
 
 /// Connections of the open loop kept ready before it starts.
 const OPEN_LOOP_CONNECTIONS: usize = 8;
-/// The client's read buffer per connection (hyper's default grows to ~400 KiB; 100 users would
-/// then hold 40 MiB, which the peak-heap figure would charge to the design).
-const CLIENT_BUFFER: usize = 64 * 1024;
 
 /// How the requests of a run ended.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -79,6 +72,8 @@ pub struct Tally {
     pub refused: u64,
     /// Given up at the client's deadline.
     pub timeouts: u64,
+    /// Still running when a closed loop's budget ran out (dropped then).
+    pub unfinished: u64,
     /// Any other status, or a connection that failed.
     pub errors: u64,
     /// 200 whose body did not match its checksum: a design bug, never acceptable.
@@ -97,6 +92,7 @@ impl Tally {
         self.served += other.served;
         self.refused += other.refused;
         self.timeouts += other.timeouts;
+        self.unfinished += other.unfinished;
         self.errors += other.errors;
         self.corrupt += other.corrupt;
         self.body_bytes += other.body_bytes;
@@ -123,89 +119,34 @@ pub struct Outcome {
     /// What the client spent in the measured part (its thread, and an open loop's pacer).
     pub client: ClientCost,
     pub tally: Tally,
+    /// Operations the window saw, when a closed loop's budget or straddling requests made them
+    /// other than the requests asked for ([`crate::closed_loop`]).
+    pub completed: Option<f64>,
+    /// Whether requests were dropped unanswered at the end: the server may still be working
+    /// for them, and a next run should not share it.
+    pub cut: bool,
     /// Served requests, when asked for.
     pub history: Vec<Exchange>,
-}
-
-enum Reply {
-    Served { generation: u64, bytes: u64 },
-    Refused,
-    Failed,
-    Corrupt,
-}
-
-type Connection = SendRequest<Empty<Bytes>>;
-
-async fn connect(addr: SocketAddr) -> Result<Connection, String> {
-    let stream = TcpStream::connect(addr)
-        .await
-        .map_err(|e| format!("cannot connect to {addr}: {e}"))?;
-    let _ = stream.set_nodelay(true);
-    let (sender, connection) = Builder::new()
-        .max_buf_size(CLIENT_BUFFER)
-        .handshake(TokioIo::new(stream))
-        .await
-        .map_err(|e| format!("HTTP handshake with {addr}: {e}"))?;
-    tokio::spawn(async move {
-        let _ = connection.await;
-    });
-    Ok(sender)
-}
-
-/// `GET /metrics` on `connection`, the body read to its end and checked against its checksum.
-async fn scrape(connection: &mut Connection, gzip: bool) -> Result<Reply, hyper::Error> {
-    connection.ready().await?;
-    let mut request = Request::get("/metrics").header(hyper::header::HOST, "127.0.0.1");
-    if gzip {
-        request = request.header(hyper::header::ACCEPT_ENCODING, "gzip");
-    }
-    let request = request
-        .body(Empty::new())
-        .expect("a static request is valid");
-    let response = connection.send_request(request).await?;
-    let status = response.status();
-    let header = |name: &str, radix: u32| {
-        response
-            .headers()
-            .get(name)
-            .and_then(|v| v.to_str().ok())
-            .and_then(|v| u64::from_str_radix(v, radix).ok())
-    };
-    let (generation, expected) = (header(GENERATION_HEADER, 10), header(CHECKSUM_HEADER, 16));
-    let mut body = response.into_body();
-    let mut hasher = xxhash_rust::xxh3::Xxh3::new();
-    let mut bytes = 0u64;
-    while let Some(frame) = body.frame().await {
-        if let Some(data) = frame?.data_ref() {
-            hasher.update(data);
-            bytes += data.len() as u64;
-        }
-    }
-    Ok(match (status, generation, expected) {
-        (StatusCode::OK, Some(generation), Some(expected)) if hasher.digest() == expected => {
-            Reply::Served { generation, bytes }
-        }
-        (StatusCode::OK, _, _) => Reply::Corrupt,
-        (StatusCode::SERVICE_UNAVAILABLE, _, _) => Reply::Refused,
-        _ => Reply::Failed,
-    })
 }
 
 /// One request on a connection (made first when there is none), within the deadline. Returns the
 /// tally of this one request and, when served, its exchange; the connection is dropped when the
 /// request timed out or failed, as a scraper would.
-async fn request(
+pub(crate) async fn request(
     addr: SocketAddr,
     slot: &mut Option<Connection>,
     plan: &Plan,
     sent: Instant,
+    progress: Option<&Progress>,
 ) -> (Tally, Option<Exchange>) {
     let attempt = async {
         if slot.is_none() {
             *slot = Some(connect(addr).await.map_err(|_| ())?);
         }
         let connection = slot.as_mut().expect("connected above");
-        scrape(connection, plan.gzip).await.map_err(|_| ())
+        scrape(connection, plan.gzip, progress)
+            .await
+            .map_err(|_| ())
     };
     let result = match plan.timeout {
         Some(t) => tokio::time::timeout(t, attempt).await.map_err(|_| ()),
@@ -245,13 +186,13 @@ async fn request(
 }
 
 /// What a run's requests add to: latencies, tally and history.
-struct Books {
-    tally: Mutex<Tally>,
-    history: Option<Mutex<Vec<Exchange>>>,
+pub(crate) struct Books {
+    pub(crate) tally: Mutex<Tally>,
+    pub(crate) history: Option<Mutex<Vec<Exchange>>>,
 }
 
 impl Books {
-    fn enter(
+    pub(crate) fn enter(
         &self,
         recorder: Option<&mut LatencyRecorder>,
         started: Instant,
@@ -309,10 +250,10 @@ impl LoadGenerator {
 
     /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
     /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then
-    /// `plan`, with `window` opened and closed around the measured part on this thread.
-    /// Latencies go to the window's sink when it has one: served requests, and timeouts as
-    /// censored values (when given up, at least the deadline); refusals and errors are tallied
-    /// only.
+    /// `plan` (a closed loop with a budget within it, [`crate::closed_loop`]), with `window`
+    /// opened and closed around the measured part on this thread. Latencies go to the window's
+    /// sink when it has one: served requests, and timeouts and requests cut at the budget as
+    /// censored values (at least their age); refusals and errors are tallied only.
     ///
     /// The history is allocated uncounted; it is meant for tests, not for allocation runs.
     pub fn run(
@@ -331,7 +272,7 @@ impl LoadGenerator {
                     tally: Mutex::new(Tally::default()),
                     history: keep_history.then(|| Mutex::new(Vec::new())),
                 };
-                let (elapsed, client) = self.runtime().block_on(async {
+                let (elapsed, client, completed, cut) = self.runtime().block_on(async {
                     match plan.load {
                         Load::Closed { users } => {
                             let mut connections: Vec<Option<Connection>> =
@@ -340,27 +281,30 @@ impl LoadGenerator {
                                     .into_iter()
                                     .map(Result::ok)
                                     .collect();
-                            let warm_books = Books {
-                                tally: Mutex::new(Tally::default()),
-                                history: None,
-                            };
-                            self.closed_loop(
+                            let measured = closed_loop::run(
+                                self.addr,
                                 &mut connections,
-                                Plan {
-                                    requests: warm_up,
-                                    ..plan
-                                },
-                                None,
-                                &warm_books,
+                                plan,
+                                warm_up,
+                                window,
+                                latencies,
+                                &books,
                             )
                             .await;
-                            window.open();
-                            let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
-                            self.closed_loop(&mut connections, plan, latencies, &books)
-                                .await;
-                            let measured = (started.elapsed(), ClientCost::since(cost));
-                            window.close();
-                            measured
+                            for connection in connections.into_iter().flatten() {
+                                connection.close().await;
+                            }
+                            books
+                                .tally
+                                .lock()
+                                .unwrap_or_else(PoisonError::into_inner)
+                                .unfinished += measured.unfinished;
+                            (
+                                measured.elapsed,
+                                measured.client,
+                                Some(measured.completed),
+                                measured.cut,
+                            )
                         }
                         Load::Open { per_second } => {
                             let idle: Mutex<Vec<Connection>> = Mutex::new(
@@ -383,9 +327,14 @@ impl LoadGenerator {
                                     tally.errors += plan.requests;
                                     ClientCost::default()
                                 });
-                            let measured = (started.elapsed(), ClientCost::since(cost).plus(pacer));
+                            let (elapsed, client) =
+                                (started.elapsed(), ClientCost::since(cost).plus(pacer));
                             window.close();
-                            measured
+                            let idle = idle.into_inner().unwrap_or_else(PoisonError::into_inner);
+                            for connection in idle {
+                                connection.close().await;
+                            }
+                            (elapsed, client, None, false)
                         }
                     }
                 });
@@ -393,6 +342,8 @@ impl LoadGenerator {
                     elapsed,
                     client,
                     tally: *books.tally.lock().unwrap_or_else(PoisonError::into_inner),
+                    completed,
+                    cut,
                     history: books
                         .history
                         .map(|h| h.into_inner().unwrap_or_else(PoisonError::into_inner))
@@ -400,28 +351,6 @@ impl LoadGenerator {
                 }
             })
         })
-    }
-
-    async fn closed_loop(
-        &self,
-        connections: &mut [Option<Connection>],
-        plan: Plan,
-        latencies: Option<Arc<LatencySink>>,
-        books: &Books,
-    ) {
-        let tickets = AtomicU64::new(0);
-        let users = connections.iter_mut().map(|slot| {
-            let (tickets, latencies) = (&tickets, latencies.clone());
-            async move {
-                let mut recorder = latencies.as_ref().map(|s| s.recorder());
-                while tickets.fetch_add(1, Relaxed) < plan.requests {
-                    let sent = Instant::now();
-                    let outcome = request(self.addr, slot, &plan, sent).await;
-                    books.enter(recorder.as_mut(), sent, outcome);
-                }
-            }
-        });
-        join_all(users).await;
     }
 
     /// Returns the pacer thread's cost, or why it could not start (then nothing was sent).
@@ -453,7 +382,7 @@ impl LoadGenerator {
                 let mut slot = idle.lock().unwrap_or_else(PoisonError::into_inner).pop();
                 let sent = Instant::now();
                 let lag = sent.saturating_duration_since(scheduled);
-                let mut outcome = request(self.addr, &mut slot, &plan, sent).await;
+                let mut outcome = request(self.addr, &mut slot, &plan, sent, None).await;
                 outcome.0.lag_us = lag.as_micros() as u64;
                 let bucket = LAG_EDGES.iter().position(|edge| lag <= *edge);
                 outcome.0.lag_histogram[bucket.unwrap_or(LAG_EDGES.len())] = 1;

@@ -16,7 +16,7 @@ use crate::derive::{
 };
 use crate::lab::{
     BACKLOG, BODY_MIB, CROSS_CHECKED, CoalesceLab, GENERATIONS, LAB, LAG_HISTOGRAM, REFUSED,
-    SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, WASTED,
+    SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, UNFINISHED, WASTED,
 };
 use crate::workload::{BODIES, Cost, PATIENT, Shape, scenarios};
 
@@ -192,6 +192,7 @@ impl LabReport for CoalesceLab {
                     ("goodput", table(Metric::EventsPerSec(SERVED))),
                     ("of_ceiling", derived(OF_CEILING, Metric::Ratio)),
                     ("p99", table(Metric::LatencyP99Ns)),
+                    ("unfinished", table(Metric::EventsPer100Ops(UNFINISHED))),
                     (
                         "p99_in_generations",
                         derived(P99_IN_GENERATIONS, Metric::Ratio),

@@ -11,7 +11,7 @@ use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
     BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_HISTOGRAM,
     LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US, SERVER_WAITS,
-    SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, WASTED,
+    SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, UNFINISHED, WASTED,
 };
 use crate::load::{ClientCost, Load, LoadGenerator, Plan, Tally};
 use crate::oha::Oha;
@@ -52,18 +52,23 @@ impl ImplementationBuilder for Open {
             labkit::process::raise_open_files(4 * users as u64 + 256)?;
         }
         let load = scenario.load(|| serial_capacity(&scenario))?;
-        let server = Server::start::<E>(
-            Arc::new(Generator::new(scenario.broker())),
-            Some(scenario.timeout),
-        )
-        .map_err(|e| format!("cannot start the server: {e}"))?;
-        let client = match client {
-            Client::Lab => Generators::Lab(LoadGenerator::new(server.addr())?),
-            Client::Oha => Generators::Oha(Oha::new(server.addr())?),
+        let start = move || -> Result<(Server, Generators), String> {
+            let server = Server::start::<E>(
+                Arc::new(Generator::new(scenario.broker())),
+                Some(scenario.timeout),
+            )
+            .map_err(|e| format!("cannot start the server: {e}"))?;
+            let client = match client {
+                Client::Lab => Generators::Lab(LoadGenerator::new(server.addr())?),
+                Client::Oha => Generators::Oha(Oha::new(server.addr())?),
+            };
+            Ok((server, client))
         };
+        let running = Some(start()?);
         Ok(Box::new(Scrapes {
-            server,
-            client,
+            running,
+            start: Box::new(start),
+            cut: false,
             load,
             scenario,
         }))
@@ -109,6 +114,7 @@ fn measure_serial_capacity(scenario: &Scenario) -> Result<f64, String> {
         requests: CAPACITY_REQUESTS,
         timeout: Some(PATIENT),
         gzip: scenario.gzip,
+        budget: None,
     };
     let client = LoadGenerator::new(server.addr())?;
     let mut rates = Vec::with_capacity(CAPACITY_RUNS);
@@ -130,8 +136,16 @@ enum Generators {
 
 /// A design's server under one scenario's load.
 pub(crate) struct Scrapes {
-    server: Server,
-    client: Generators,
+    /// The server and its client (none only when starting them again failed).
+    running: Option<(Server, Generators)>,
+    /// Starts the design's server again, with a client connected to it.
+    start: Box<dyn Fn() -> Result<(Server, Generators), String>>,
+    /// Whether the last run dropped requests unanswered at its budget: the server may still be
+    /// working for them. The next run waits for it to empty, for at most one budget (a
+    /// coalescing design finishes the generation in flight, and keeps its pooled buffers for a
+    /// steady second window), and otherwise starts a new one rather than queue behind them (a
+    /// serial queue generates for every request it was sent).
+    cut: bool,
     load: Load,
     scenario: Scenario,
 }
@@ -140,6 +154,24 @@ impl Runner for Scrapes {
     // The allocation run's second window follows `PROFILE_WARM_UP` more untimed runs, so a pool of
     // buffers has filled.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        let limit = self.scenario.budget().unwrap_or_default();
+        if std::mem::take(&mut self.cut)
+            && !self
+                .running
+                .as_ref()
+                .is_some_and(|(server, _)| server.drained_within(limit))
+        {
+            // The old server goes first (its design's threads joined), then a new one starts.
+            self.running = None;
+            self.running = (self.start)().map_err(|e| eprintln!("coalesce: {e}")).ok();
+        }
+        let Some((server, client)) = &self.running else {
+            // A server that could not start again: a run that served nothing.
+            window.open();
+            window.close();
+            window.count(ERRORS, ops);
+            return Duration::from_millis(1);
+        };
         // At most one unmeasured request per user: a sample's milliseconds do not depend on warm
         // caches, and each sample starts a new server anyway.
         let warm_up = match self.load {
@@ -151,10 +183,11 @@ impl Runner for Scrapes {
             requests: ops,
             timeout: Some(self.scenario.timeout),
             gzip: self.scenario.gzip,
+            budget: self.scenario.budget(),
         };
         let mut edges = ServerEdges {
             window,
-            server: &self.server,
+            server,
             opened_at: 0,
             generations: 0,
             wasted: 0,
@@ -167,7 +200,7 @@ impl Runner for Scrapes {
         };
         // The outcome, and what the client spent inside this process (the lab's generator all of
         // it; oha only the thread that waited for it), to be told apart from the server's.
-        let (outcome, in_process) = match &self.client {
+        let (outcome, in_process) = match client {
             Generators::Lab(generator) => {
                 let outcome = generator.run(plan, warm_up, &mut edges, false);
                 let client = outcome.client;
@@ -187,6 +220,8 @@ impl Runner for Scrapes {
                             body_bytes: o.body_bytes,
                             ..Tally::default()
                         },
+                        completed: None,
+                        cut: false,
                         history: Vec::new(),
                     },
                     o.waiting,
@@ -202,6 +237,8 @@ impl Runner for Scrapes {
                             errors: ops,
                             ..Tally::default()
                         },
+                        completed: None,
+                        cut: false,
                         history: Vec::new(),
                     };
                     (outcome, ClientCost::default())
@@ -231,6 +268,7 @@ impl Runner for Scrapes {
             (WASTED, wasted),
             (GENERATING_US, generating),
             (TIMEOUTS, tally.timeouts),
+            (UNFINISHED, tally.unfinished),
             (REFUSED, tally.refused),
             (ERRORS, tally.errors),
             (CORRUPT, tally.corrupt),
@@ -247,12 +285,16 @@ impl Runner for Scrapes {
         }
         // The lag behind the schedule is the lab generator's own measurement: oha reports none,
         // and its rows leave the events out rather than record a lag of 0.
-        if let Generators::Lab(_) = self.client {
+        if let Generators::Lab(_) = client {
             window.count(LAG_US, tally.lag_us);
             for (event, n) in LAG_HISTOGRAM.into_iter().zip(tally.lag_histogram) {
                 window.count(event, n);
             }
         }
+        if let Some(completed) = outcome.completed {
+            window.completed(completed);
+        }
+        self.cut = outcome.cut;
         outcome.elapsed
     }
 }
@@ -312,5 +354,9 @@ impl Window for ServerEdges<'_> {
 
     fn count(&mut self, event: EventName, n: u64) {
         self.window.count(event, n);
+    }
+
+    fn completed(&mut self, ops: f64) {
+        self.window.completed(ops);
     }
 }

@@ -128,6 +128,19 @@ impl Server {
     pub fn backlog(&self) -> usize {
         (self.backlog)()
     }
+
+    /// Waits, polling every millisecond, until the design holds no request or `limit` has
+    /// passed; whether it emptied.
+    pub fn drained_within(&self, limit: Duration) -> bool {
+        let started = Instant::now();
+        while self.backlog() > 0 {
+            if started.elapsed() >= limit {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        true
+    }
 }
 
 impl Drop for Server {

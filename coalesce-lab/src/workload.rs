@@ -50,8 +50,19 @@ impl Cost {
     }
 }
 
-/// Virtual users of the closed-loop scenarios.
-pub const CLOSED_USERS: [usize; 3] = [1, 10, 100];
+/// Virtual users of the closed-loop scenarios: the write-up's 100, and 1,000 for memory against
+/// concurrency past it.
+pub const CLOSED_USERS: [usize; 4] = [1, 10, 100, 1000];
+
+/// Closed loops' time budgets ([`Scenario::budget`]). On 1 MiB a cheap generation takes about
+/// 1.6 ms (150 of the serial design's in 250 ms), a dominant one about 20 ms (15 in 300 ms); on
+/// 16 MiB about 25 ms and 350 ms (2 in 800 ms: the serial design's rate there is 3/s, the
+/// coalescing designs' tens). Under 1,000 users every body shares the loopback's bandwidth and
+/// arrives late in the run: its window counts the parts delivered.
+pub const BUDGET_SMALL: Duration = Duration::from_millis(250);
+pub const BUDGET_LARGE: Duration = Duration::from_millis(500);
+pub const BUDGET_SMALL_DOMINANT: Duration = Duration::from_millis(300);
+pub const BUDGET_LARGE_DOMINANT: Duration = Duration::from_millis(800);
 
 /// A closed-loop client waits this long before giving up: in practice never, but a stuck design
 /// cannot hang a run.
@@ -88,9 +99,6 @@ pub const OPEN_PERCENTS: [u32; 3] = [50, 100, 200];
 /// An open loop's client deadline: a scraper's timeout, so that a queue growing past it shows as
 /// censored latencies and timeouts, not as an ever longer run.
 pub const OPEN_DEADLINE: Duration = Duration::from_secs(1);
-
-/// Users of the scenario that shows memory against concurrency beyond the write-up's 100.
-pub const MANY_USERS: usize = 1000;
 
 /// How requests arrive.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -175,6 +183,22 @@ impl Scenario {
         }
     }
 
+    /// How long a closed loop's measured window may last ([`crate::closed_loop`]): a few of the
+    /// serial design's generations, so that its rate is measured and not its queue's length.
+    /// The overload and gzip scenarios run their rounds whole (clients must give up and ask
+    /// again), and an open loop's length is its schedule.
+    pub fn budget(&self) -> Option<Duration> {
+        if self.overload || self.gzip || !matches!(self.shape, Shape::Closed { .. }) {
+            return None;
+        }
+        Some(match (self.body.bytes > BODIES[0].bytes, self.cost) {
+            (false, Cost::Cheap) => BUDGET_SMALL,
+            (true, Cost::Cheap) => BUDGET_LARGE,
+            (false, Cost::Dominant) => BUDGET_SMALL_DOMINANT,
+            (true, Cost::Dominant) => BUDGET_LARGE_DOMINANT,
+        })
+    }
+
     /// The load generator's shape, given the serial design's capacity in requests/s (asked only
     /// for an open loop; an error there is the scenario's).
     pub fn load(
@@ -228,19 +252,15 @@ pub fn scenarios() -> Vec<Scenario> {
         timeout: PATIENT,
         overload: false,
     };
-    for body in BODIES {
-        for users in CLOSED_USERS {
-            all.push(closed(users, body, Cost::Cheap));
+    // Every user count × generation cost × body size; a serial queue's sample at 100 users on a
+    // dominant 16 MiB generation would take half a minute, so each closed loop ends at its
+    // budget ([`Scenario::budget`]).
+    for cost in [Cost::Cheap, Cost::Dominant] {
+        for body in BODIES {
+            for users in CLOSED_USERS {
+                all.push(closed(users, body, cost));
+            }
         }
-    }
-    // Memory against concurrency past the write-up's 100 users (a serial queue's sample is 2,000
-    // generations of 1 ms here).
-    all.push(closed(MANY_USERS, BODIES[0], Cost::Cheap));
-    // Generation dominating, on the small body only: a dominant 16 MiB generation takes about
-    // 0.35 s, and a serial queue's sample at 100 users (a warm-up and a measured request per
-    // user) would take 70 s.
-    for users in CLOSED_USERS {
-        all.push(closed(users, BODIES[0], Cost::Dominant));
     }
     all.push(Scenario {
         gzip: true,
@@ -269,7 +289,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_parse_back() {
         let all = scenarios();
-        assert_eq!(all.len(), 15);
+        assert_eq!(all.len(), 21);
         for s in &all {
             assert_eq!(Scenario::parse(&s.name()).unwrap(), *s);
         }

@@ -12,7 +12,7 @@ use coalesce_lab::Freshness;
 use coalesce_lab::exposition::checksum;
 use coalesce_lab::load::{Load, LoadGenerator, Plan};
 use coalesce_lab::server::{CHECKSUM_HEADER, GENERATION_HEADER};
-use common::{GET_METRICS, for_each_design, raw_exchange, small_broker};
+use common::{GET_METRICS, for_each_design, raw_exchange, small_broker, start_design};
 
 /// 32 users × 40 requests each through the load generator, every served body checked against
 /// its checksum header by the client, and the recorded history against the server's log.
@@ -27,6 +27,7 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
             requests: 1_280,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
+            budget: None,
         };
         let outcome = load.run(plan, 32, &mut (), true);
         let tally = outcome.tally;
@@ -143,6 +144,7 @@ fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
             requests: 40,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
+            budget: None,
         };
         let outcome = load.run(plan, 0, &mut (), false);
         let tally = outcome.tally;
@@ -179,6 +181,7 @@ fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
                 requests: 500,
                 gzip: false,
                 timeout: Some(Duration::from_millis(20)),
+                budget: None,
             };
             let outcome = load.run(plan, 0, &mut (), false);
             let tally = outcome.tally;
@@ -247,6 +250,7 @@ fn gzip_responses_decompress_to_the_full_generation_they_name() {
             requests: 64,
             gzip: true,
             timeout: Some(Duration::from_secs(30)),
+            budget: None,
         };
         let tally = load.run(plan, 8, &mut (), false).tally;
         assert_eq!(
@@ -273,6 +277,7 @@ fn an_open_loop_tallies_every_scheduled_send_once_in_its_lag_histogram() {
             requests: 120,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
+            budget: None,
         };
         let tally = load.run(plan, 0, &mut (), false).tally;
         assert_eq!(
@@ -297,4 +302,44 @@ fn an_open_loop_tallies_every_scheduled_send_once_in_its_lag_histogram() {
             assert!(tally.lag_us <= below_last, "{name}: {tally:?}");
         }
     });
+}
+
+/// A closed loop that cannot finish its requests within its budget ends there: the window holds
+/// the budget's time, the requests still waiting are counted as unfinished and dropped, the
+/// operations it reports are those it saw (fewer than asked), and the outcome says the server
+/// was left with work, so a runner starts a new one before its next run.
+#[test]
+fn a_closed_loop_ends_at_its_budget_with_what_it_saw() {
+    // Generations of a few milliseconds: 16 users queue behind the serial design's one thread.
+    let broker = Arc::new(coalesce_lab::exposition::Broker::with_topics(40).collecting(20_000));
+    let generator = Arc::new(coalesce_lab::Generator::new(broker));
+    let server = start_design("serial-queue", generator, None);
+    let load = LoadGenerator::new(server.addr()).unwrap();
+    let budget = Duration::from_millis(100);
+    let plan = Plan {
+        load: Load::Closed { users: 16 },
+        requests: 100_000,
+        gzip: false,
+        timeout: Some(Duration::from_secs(30)),
+        budget: Some(budget),
+    };
+    let outcome = load.run(plan, 16, &mut (), false);
+    let tally = outcome.tally;
+    assert!(outcome.elapsed >= budget, "{:?}", outcome.elapsed);
+    assert!(outcome.elapsed < 20 * budget, "{:?}", outcome.elapsed);
+    assert!(outcome.cut, "requests were left waiting");
+    assert!(
+        (1..=16).contains(&tally.unfinished),
+        "every user but those between requests: {tally:?}"
+    );
+    assert_eq!((tally.corrupt, tally.errors, tally.timeouts), (0, 0, 0));
+    let completed = outcome.completed.unwrap();
+    assert!(
+        completed <= (tally.served + tally.unfinished) as f64 && completed < 100_000.0,
+        "{completed} of {tally:?}"
+    );
+    assert!(
+        completed >= tally.served as f64 - 16.0,
+        "{completed} of {tally:?}"
+    );
 }

@@ -33,6 +33,7 @@ impl Window for BlocksInWindow {
         None
     }
     fn count(&mut self, _: labkit::record::EventName, _: u64) {}
+    fn completed(&mut self, _: f64) {}
 }
 
 struct SteadyState {

@@ -105,6 +105,7 @@ mod tests {
             None
         }
         fn count(&mut self, _: crate::record::EventName, _: u64) {}
+        fn completed(&mut self, _: f64) {}
     }
 
     #[test]

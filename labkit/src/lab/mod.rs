@@ -259,11 +259,15 @@ pub trait Window {
     /// `n` more of a lab's own events happened during the measured operations (the wall-time
     /// passes report them per 100 operations and per second).
     fn count(&mut self, event: EventName, n: u64);
+    /// The measured stretch did `ops` operations, not the number asked for (a load run that ended
+    /// at a time budget; a fraction for those partly done): per-operation figures divide by it.
+    /// A runner that never says so did every operation it was asked for.
+    fn completed(&mut self, ops: f64);
 }
 
 /// A window that keeps only what a run counts: for tests of a lab's runners.
 #[derive(Debug, Default)]
-pub struct EventTally(Vec<(EventName, u64)>);
+pub struct EventTally(Vec<(EventName, u64)>, Option<f64>);
 
 impl EventTally {
     /// Everything counted of `event`, over every run this window saw.
@@ -279,6 +283,11 @@ impl EventTally {
     pub fn counted(&self, event: EventName) -> bool {
         self.0.iter().any(|(e, _)| *e == event)
     }
+
+    /// The operations the last run said it completed ([`Window::completed`]), if it said so.
+    pub fn completed(&self) -> Option<f64> {
+        self.1
+    }
 }
 
 impl Window for EventTally {
@@ -290,6 +299,9 @@ impl Window for EventTally {
     fn count(&mut self, event: EventName, n: u64) {
         self.0.push((event, n));
     }
+    fn completed(&mut self, ops: f64) {
+        self.1 = Some(ops);
+    }
 }
 
 /// No window: plain timing.
@@ -300,6 +312,7 @@ impl Window for () {
         None
     }
     fn count(&mut self, _: EventName, _: u64) {}
+    fn completed(&mut self, _: f64) {}
 }
 
 /// One implementation prepared on one case.

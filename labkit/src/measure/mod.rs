@@ -40,6 +40,17 @@ struct Profile {
     process_costs: bool,
     opened: Option<(AllocSnapshot, Duration)>,
     closed: Option<(AllocSnapshot, Duration, Option<u64>)>,
+    /// The operations done when the run ended at its budget ([`Window::completed`]).
+    completed: Option<f64>,
+}
+
+impl Profile {
+    /// Calls to divide this window's counts by: the operations done (every one asked for unless
+    /// the run said otherwise; one when it did none) by every worker.
+    fn calls(&self, asked: u64, workers: usize) -> f64 {
+        let ops = self.completed.unwrap_or(asked as f64);
+        (if ops > 0.0 { ops } else { 1.0 }) * workers as f64
+    }
 }
 
 impl Window for Profile {
@@ -63,6 +74,9 @@ impl Window for Profile {
         None
     }
     fn count(&mut self, _: EventName, _: u64) {}
+    fn completed(&mut self, ops: f64) {
+        self.completed = Some(ops);
+    }
 }
 
 /// The allocation records of `implementation` on `case`.
@@ -103,8 +117,9 @@ fn allocation_records(
     // above the live heap when the first window opened: under concurrent users one run's peak
     // depends on how their requests interleave, and the worst of several is what a memory
     // bound has to hold.
-    let (steady, peak_growth) = match (experiment.profile_warm_up, window.opened) {
-        (0, _) | (_, None) => (first, first.peak_growth),
+    let first_calls = window.calls(ops, parameter.workers);
+    let (steady, steady_calls, peak_growth) = match (experiment.profile_warm_up, window.opened) {
+        (0, _) | (_, None) => (first, first_calls, first.peak_growth),
         (warm_up, Some((start, _))) => {
             for _ in 0..warm_up {
                 runner.run(experiment.window_warm_up, ops, &mut ());
@@ -121,27 +136,26 @@ fn allocation_records(
                 .peak_growth
                 .max(start.delta_to(&through_warm_up).peak_growth)
                 .max(second_peak);
-            (steady, peak)
+            (steady, again.calls(ops, parameter.workers), peak)
         }
     };
-    let calls = (ops * parameter.workers as u64) as f64;
     let mut records = vec![
         Record::new(
             id.clone(),
             Metric::AllocsPerOp,
-            steady.allocations as f64 / calls,
+            steady.allocations as f64 / steady_calls,
         ),
         Record::new(
             id.clone(),
             Metric::BytesPerOp,
-            steady.bytes_allocated as f64 / calls,
+            steady.bytes_allocated as f64 / steady_calls,
         ),
     ];
     if experiment.process_costs {
         records.push(Record::new(
             id.clone(),
             Metric::LargeAllocsPerOp,
-            steady.large_allocations as f64 / calls,
+            steady.large_allocations as f64 / steady_calls,
         ));
         records.push(Record::new(
             id.clone(),
@@ -151,7 +165,7 @@ fn allocation_records(
         records.push(Record::new(
             id.clone(),
             Metric::CpuNsPerOp,
-            cpu.as_nanos() as f64 / calls,
+            cpu.as_nanos() as f64 / first_calls,
         ));
         if let Some(rss) = rss {
             records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));

@@ -84,18 +84,21 @@ struct Cell {
     events: Events,
 }
 
-/// A lab's events counted over a cell's samples, with the operations and time they took.
+/// A lab's events counted over a cell's samples, with the operations (completed: a fraction for
+/// a run that ended at its budget) and time they took.
 #[derive(Default)]
 struct Events {
     counts: Vec<(EventName, u64)>,
-    ops: u64,
+    ops: f64,
     elapsed: Duration,
 }
 
-/// The window of one timed sample: a latency sink when recording, and the events counted.
+/// The window of one timed sample: a latency sink when recording, the events counted, and the
+/// operations done when the run ended at its budget.
 struct SampleWindow<'a> {
     sink: Option<Arc<LatencySink>>,
     events: &'a mut Events,
+    completed: Option<f64>,
 }
 
 impl Window for SampleWindow<'_> {
@@ -106,6 +109,9 @@ impl Window for SampleWindow<'_> {
     }
     fn count(&mut self, event: EventName, n: u64) {
         self.events.add(event, n);
+    }
+    fn completed(&mut self, ops: f64) {
+        self.completed = Some(ops);
     }
 }
 
@@ -118,9 +124,17 @@ impl Events {
     }
 }
 
-/// One sample of a cell, not yet kept: its operations and time, and what its window recorded.
+/// Operations to divide by: those done, or one when none were (a rate of at most one per run,
+/// never a division by zero).
+fn at_least_one_if_none(ops: f64) -> f64 {
+    if ops > 0.0 { ops } else { 1.0 }
+}
+
+/// One sample of a cell, not yet kept: the operations asked for and done, its time, and what its
+/// window recorded.
 struct Sample {
-    ops: u64,
+    asked: u64,
+    ops: f64,
     elapsed: Duration,
     events: Events,
     latencies: Option<Latencies>,
@@ -140,17 +154,21 @@ impl Cell {
         let mut window = SampleWindow {
             sink: sink.clone(),
             events: &mut events,
+            completed: None,
         };
         let elapsed = (self.run)(ops, &mut window);
+        let done = window.completed.unwrap_or(ops as f64);
         Sample {
-            ops,
+            asked: ops,
+            ops: done,
             elapsed,
             events,
             latencies: sink.map(|s| s.latencies()),
         }
     }
 
-    /// Adds `sample`'s events and latencies to the cell's; returns its ns/op.
+    /// Adds `sample`'s events and latencies to the cell's; returns its ns/op. A sample that
+    /// completed nothing before its budget counts as one operation: its rate is at most that.
     fn keep(&mut self, sample: Sample) -> f64 {
         for (event, n) in sample.events.counts {
             self.events.add(event, n);
@@ -160,7 +178,7 @@ impl Cell {
         if let Some(latencies) = sample.latencies {
             self.latencies = self.latencies.merged(&latencies);
         }
-        sample.elapsed.as_nanos() as f64 / sample.ops as f64
+        sample.elapsed.as_nanos() as f64 / at_least_one_if_none(sample.ops)
     }
 }
 
@@ -285,7 +303,7 @@ fn pass_case(
     // A kept calibration run counts only at the cell's final operations (a twin set to the
     // baseline's may have settled elsewhere).
     for (cell, kept_run) in cells.iter_mut().zip(kept_runs) {
-        if let Some(sample) = kept_run.filter(|s| s.ops == cell.ops && timing.rounds > 0) {
+        if let Some(sample) = kept_run.filter(|s| s.asked == cell.ops && timing.rounds > 0) {
             let ns = cell.keep(sample);
             cell.samples.push(ns);
         }
@@ -339,7 +357,7 @@ fn pass_case(
             elapsed,
         } = cell.events;
         for (event, n) in counts {
-            let calls = (ops * parameter.workers as u64) as f64;
+            let calls = at_least_one_if_none(ops) * parameter.workers as f64;
             records.push(Record::new(
                 id.clone(),
                 Metric::EventsPer100Ops(event),

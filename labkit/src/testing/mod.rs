@@ -82,6 +82,7 @@ struct ProtocolWindow {
     opened: u32,
     closed: u32,
     stray_events: u32,
+    completed: Option<f64>,
 }
 
 impl Window for ProtocolWindow {
@@ -104,6 +105,9 @@ impl Window for ProtocolWindow {
         if self.opened == 0 {
             self.stray_events += 1;
         }
+    }
+    fn completed(&mut self, ops: f64) {
+        self.completed = Some(ops);
     }
 }
 
@@ -169,6 +173,12 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
                 "{id}: events counted before the window opened"
             );
             assert!(!elapsed.is_zero(), "{id}: a run of {ops} ops took no time");
+            if let Some(done) = window.completed {
+                assert!(
+                    done.is_finite() && done >= 0.0,
+                    "{id}: {done} operations of {ops} completed"
+                );
+            }
         }
     }
     let implementations = lab.implementations();

@@ -92,6 +92,8 @@ static FRESH_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::
 
 struct Hits {
     fresh: bool,
+    /// Ends every run at its "budget" with half of its operations done.
+    halfway: bool,
 }
 
 impl crate::lab::Runner for Hits {
@@ -107,7 +109,12 @@ impl crate::lab::Runner for Hits {
             }
         }
         window.close();
-        window.count(HIT, ops);
+        if self.halfway {
+            window.count(HIT, ops / 2);
+            window.completed(ops as f64 / 2.0);
+        } else {
+            window.count(HIT, ops);
+        }
         Duration::from_micros(ops)
     }
 }
@@ -137,7 +144,11 @@ impl crate::lab::Describe for CountingLab {
                     vec![crate::lab::Parameter::new("one", "one", false)],
                 )
             };
-            vec![op("op", false).into(), op("fresh", true).into()]
+            vec![
+                op("op", false).into(),
+                op("fresh", true).into(),
+                op("halfway", false).into(),
+            ]
         });
         DESCRIBED.experiments()
     }
@@ -147,6 +158,7 @@ impl Lab for CountingLab {
     fn open(&self, _: &str, case: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
         Ok(Box::new(Hits {
             fresh: case.experiment == "fresh",
+            halfway: case.experiment == "halfway",
         }))
     }
 }
@@ -192,6 +204,21 @@ fn a_pass_records_latencies_and_events_of_its_timed_samples() {
     assert!((find(Metric::LatencyP99Ns).value - 1_000.0).abs() < 2.0);
     assert_eq!(find(Metric::EventsPer100Ops(HIT)).value, 100.0);
     assert!((find(Metric::EventsPerSec(HIT)).value - 1e6).abs() < 1.0);
+}
+
+#[test]
+fn a_run_that_ends_at_its_budget_is_divided_by_the_operations_it_completed() {
+    let records = counting_pass("halfway", Duration::from_micros(16));
+    let find = |metric: Metric| {
+        records
+            .iter()
+            .find(|r| r.metric == metric && r.id.is_design())
+            .unwrap_or_else(|| panic!("{metric:?} missing"))
+            .value
+    };
+    // Each run takes 1 µs per operation asked for and completes half of them.
+    assert!((find(Metric::NsPerOp) - 2_000.0).abs() < 1e-6);
+    assert!((find(Metric::EventsPer100Ops(HIT)) - 100.0).abs() < 1e-6);
 }
 
 #[test]
