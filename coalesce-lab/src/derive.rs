@@ -70,6 +70,11 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                         ns_per_generation(r.value, generations.value),
                     ),
                 };
+                // No generation finished in the window (one started and still running when a
+                // budget ended it): no generation time to count in.
+                if record.value <= 0.0 || !record.value.is_finite() {
+                    continue;
+                }
                 if let Some(p99) = find(Metric::LatencyP99Ns) {
                     out.push(derive(
                         P99_IN_GENERATIONS,
@@ -213,6 +218,38 @@ mod tests {
             metric,
             value,
         )
+    }
+
+    /// A window that a budget ended while its only generation ran counts a generation started
+    /// and none finished: no generation time, and no p99 counted in it.
+    #[test]
+    fn a_window_with_no_finished_generation_derives_no_generation_time() {
+        let scenario = "closed-1000vu-16mib-dominant";
+        let s = result_set(
+            &LAB,
+            vec![
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::EventsPer100Ops(GENERATIONS),
+                    0.1,
+                ),
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::EventsPer100Ops(GENERATING_US),
+                    0.0,
+                ),
+                scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8),
+            ],
+        );
+        let derived = derived(&s);
+        assert!(
+            derived
+                .iter()
+                .all(|r| r.id.experiment != GENERATION && r.id.experiment != P99_IN_GENERATIONS),
+            "{derived:?}"
+        );
     }
 
     #[test]

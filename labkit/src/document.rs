@@ -151,7 +151,10 @@ pub fn details_file(lab: &dyn Describe) -> String {
 /// `set` with `lab`'s derived records added.
 pub fn with_derived(lab: &dyn Lab, mut set: ResultSet) -> ResultSet {
     let derived = lab.derived(&set);
-    set.records.extend(derived);
+    // A derived value that is not a finite number (a division by a zero the lab did not guard)
+    // would be written as JSON null, which no result set reads back: it is left out.
+    set.records
+        .extend(derived.into_iter().filter(|r| r.value.is_finite()));
     set
 }
 
