@@ -172,13 +172,16 @@ impl Generator {
             .sum()
     }
 
-    /// Finished generations from number `from` on that no response carried in time: work spent
-    /// for clients that had already given up.
-    pub fn wasted_since(&self, from: u64) -> u64 {
+    /// Generations from number `from` on that finished by `by` and that no response carried in
+    /// time: work spent for clients that had already given up. Read after the run: a generation
+    /// that finished just before a window closed has its responses handed out just after.
+    /// Generations finished later are left out: a run cut at its budget drops its requests
+    /// itself, and what the server finishes for them is not a client's timeout.
+    pub fn wasted_between(&self, from: u64, by: Instant) -> u64 {
         self.spans_mut()
             .iter()
             .skip(from as usize)
-            .filter(|s| s.finished.is_some() && !s.served_in_time)
+            .filter(|s| s.finished.is_some_and(|f| f <= by) && !s.served_in_time)
             .count() as u64
     }
 }

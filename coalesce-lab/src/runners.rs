@@ -1,7 +1,7 @@
 //! coalesce-lab's runners: what `LAB.open` prepares for each case, and how one run measures.
 
 use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use labkit::lab::{Runner, Window};
 use labkit::latency::LatencySink;
@@ -189,8 +189,8 @@ impl Runner for Scrapes {
             window,
             server,
             opened_at: 0,
+            closed_at: None,
             generations: 0,
-            wasted: 0,
             generating: Duration::ZERO,
             backlog: 0,
             process_cpu: Duration::ZERO,
@@ -245,7 +245,10 @@ impl Runner for Scrapes {
                 }
             },
         };
-        let (generations, wasted, backlog) = (edges.generations, edges.wasted, edges.backlog);
+        let (generations, backlog) = (edges.generations, edges.backlog);
+        let wasted = edges.closed_at.map_or(0, |closed| {
+            server.generator().wasted_between(edges.opened_at, closed)
+        });
         let server_cpu = edges.process_cpu.saturating_sub(in_process.cpu);
         let server_system = edges.process_system.saturating_sub(in_process.system);
         let server_waits = edges.process_switches.saturating_sub(in_process.switches);
@@ -305,8 +308,10 @@ pub(crate) struct ServerEdges<'a> {
     window: &'a mut dyn Window,
     server: &'a Server,
     opened_at: u64,
+    /// When the window closed: the generations finished by then are the window's to count as
+    /// wasted, once the run has ended.
+    closed_at: Option<Instant>,
     generations: u64,
-    wasted: u64,
     generating: Duration,
     backlog: usize,
     process_cpu: Duration,
@@ -341,7 +346,7 @@ impl Window for ServerEdges<'_> {
             labkit::process::voluntary_switches().saturating_sub(self.process_switches);
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
-        self.wasted = generator.wasted_since(self.opened_at);
+        self.closed_at = Some(Instant::now());
         self.generating = generator.generating_since(self.opened_at);
         self.backlog = self.server.backlog();
         let (done, blocked) = self.writes();

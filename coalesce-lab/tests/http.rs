@@ -6,7 +6,7 @@ mod common;
 
 use std::collections::HashSet;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use coalesce_lab::Freshness;
 use coalesce_lab::exposition::checksum;
@@ -191,7 +191,7 @@ fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
                 "{name}: every request ended once: {tally:?}"
             );
             assert_eq!(tally.corrupt, 0, "{name}");
-            let wasted = server.generator().wasted_since(0);
+            let wasted = server.generator().wasted_between(0, Instant::now());
             if name == "serial-queue" {
                 assert!(
                     tally.timeouts > 0 && wasted > 0,
