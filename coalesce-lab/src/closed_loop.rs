@@ -129,33 +129,28 @@ pub(crate) struct Measured {
     pub(crate) cut: bool,
 }
 
-/// Runs `plan` on `connections` (one per user), [`timed`] when it has a budget, else [`counted`].
-pub(crate) async fn run(
-    addr: SocketAddr,
-    connections: &mut [Option<Connection>],
-    plan: Plan,
-    warm_up: u64,
-    window: &mut dyn Window,
-    latencies: Option<Arc<LatencySink>>,
-    books: &Books,
-) -> Measured {
-    match plan.budget {
-        None => counted(addr, connections, plan, warm_up, window, latencies, books).await,
-        Some(_) => timed(addr, connections, plan, warm_up, window, latencies, books).await,
+/// What a closed loop runs on: the server, one connection per user (`None` until it connects),
+/// the plan, and where its requests are entered.
+pub(crate) struct Users<'a> {
+    pub(crate) addr: SocketAddr,
+    pub(crate) connections: &'a mut [Option<Connection>],
+    pub(crate) plan: Plan,
+    pub(crate) latencies: Option<Arc<LatencySink>>,
+    pub(crate) books: &'a Books,
+}
+
+/// Runs `users`' plan, [`timed`] when it has a budget, else [`counted`].
+pub(crate) async fn run(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
+    match users.plan.budget {
+        None => counted(users, warm_up, window).await,
+        Some(_) => timed(users, warm_up, window).await,
     }
 }
 
-/// Runs `plan` on `connections` (one per user), `warm_up` requests before it, all answered, and
-/// exactly `plan.requests` inside `window`, all answered.
-async fn counted(
-    addr: SocketAddr,
-    connections: &mut [Option<Connection>],
-    plan: Plan,
-    warm_up: u64,
-    window: &mut dyn Window,
-    latencies: Option<Arc<LatencySink>>,
-    books: &Books,
-) -> Measured {
+/// Runs `users`' plan: `warm_up` requests before it, all answered, and exactly `plan.requests`
+/// inside `window`, all answered.
+async fn counted(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
+    let (addr, plan, connections) = (users.addr, users.plan, users.connections);
     let warm_books = Books {
         tally: std::sync::Mutex::new(Tally::default()),
         history: None,
@@ -167,7 +162,7 @@ async fn counted(
     send_all(addr, connections, warm_plan, None, &warm_books).await;
     window.open();
     let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
-    send_all(addr, connections, plan, latencies, books).await;
+    send_all(addr, connections, plan, users.latencies, users.books).await;
     let (elapsed, client) = (started.elapsed(), ClientCost::since(cost));
     window.close();
     Measured {
@@ -203,19 +198,18 @@ async fn send_all(
     join_all(users).await;
 }
 
-/// Runs `plan` on `connections` (one per user): `warm_up` requests ended, or an eighth of the
-/// budget, unmeasured; then `plan.requests` ended, or the budget, inside `window`. Requests still
-/// running after a window closed on its count are let finish unmeasured (within one more budget);
-/// at a budget they are dropped, with their connections, as a scraper giving up would.
-async fn timed(
-    addr: SocketAddr,
-    connections: &mut [Option<Connection>],
-    plan: Plan,
-    warm_up: u64,
-    window: &mut dyn Window,
-    latencies: Option<Arc<LatencySink>>,
-    books: &Books,
-) -> Measured {
+/// Runs `users`' plan: `warm_up` requests ended, or an eighth of the budget, unmeasured; then
+/// `plan.requests` ended, or the budget, inside `window`. Requests still running after a window
+/// closed on its count are let finish unmeasured (within one more budget); at a budget they are
+/// dropped, with their connections, as a scraper giving up would.
+async fn timed(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
+    let Users {
+        addr,
+        connections,
+        plan,
+        latencies,
+        books,
+    } = users;
     let progress: Vec<Progress> = connections.iter().map(|_| Progress::default()).collect();
     let phase = Phase::default();
     let (measured, dropped) = {

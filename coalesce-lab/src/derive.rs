@@ -220,29 +220,29 @@ mod tests {
         )
     }
 
+    /// `coalescing`'s generations per 100 requests, and the µs they took per 100 requests.
+    fn generations(scenario: &str, per_100: f64, generating_us: f64) -> Vec<Record> {
+        [(GENERATIONS, per_100), (GENERATING_US, generating_us)]
+            .into_iter()
+            .map(|(event, value)| {
+                scrape(
+                    "coalescing",
+                    scenario,
+                    Metric::EventsPer100Ops(event),
+                    value,
+                )
+            })
+            .collect()
+    }
+
     /// A window that a budget ended while its only generation ran counts a generation started
     /// and none finished: no generation time, and no p99 counted in it.
     #[test]
     fn a_window_with_no_finished_generation_derives_no_generation_time() {
         let scenario = "closed-1000vu-16mib-dominant";
-        let s = result_set(
-            &LAB,
-            vec![
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATIONS),
-                    0.1,
-                ),
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATING_US),
-                    0.0,
-                ),
-                scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8),
-            ],
-        );
+        let mut records = generations(scenario, 0.1, 0.0);
+        records.push(scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8));
+        let s = result_set(&LAB, records);
         let derived = derived(&s);
         assert!(
             derived
@@ -255,39 +255,26 @@ mod tests {
     #[test]
     fn derived_records_count_generations_and_bodies() {
         let scenario = "closed-100vu-16mib";
-        let s = result_set(
-            &LAB,
-            vec![
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATIONS),
-                    4.0,
-                ),
-                // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(GENERATING_US),
-                    120_000.0,
-                ),
-                scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
-                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
-                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 120.0),
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::PeakHeapBytes,
-                    48.0 * 1024.0 * 1024.0,
-                ),
-                scrape(
-                    "static-body",
-                    scenario,
-                    Metric::PeakHeapBytes,
-                    40.0 * 1024.0 * 1024.0,
-                ),
-            ],
-        );
+        // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
+        let mut records = generations(scenario, 4.0, 120_000.0);
+        records.extend([
+            scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
+            scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
+            scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 120.0),
+            scrape(
+                "coalescing",
+                scenario,
+                Metric::PeakHeapBytes,
+                48.0 * 1024.0 * 1024.0,
+            ),
+            scrape(
+                "static-body",
+                scenario,
+                Metric::PeakHeapBytes,
+                40.0 * 1024.0 * 1024.0,
+            ),
+        ]);
+        let s = result_set(&LAB, records);
         let values: Vec<(String, f64)> = derived(&s)
             .into_iter()
             .map(|r| (r.id.to_string(), r.value))

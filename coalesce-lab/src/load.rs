@@ -281,16 +281,14 @@ impl LoadGenerator {
                                     .into_iter()
                                     .map(Result::ok)
                                     .collect();
-                            let measured = closed_loop::run(
-                                self.addr,
-                                &mut connections,
+                            let users = closed_loop::Users {
+                                addr: self.addr,
+                                connections: &mut connections,
                                 plan,
-                                warm_up,
-                                window,
                                 latencies,
-                                &books,
-                            )
-                            .await;
+                                books: &books,
+                            };
+                            let measured = closed_loop::run(users, warm_up, window).await;
                             for connection in connections.into_iter().flatten() {
                                 connection.close().await;
                             }

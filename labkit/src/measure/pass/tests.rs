@@ -184,15 +184,18 @@ fn counting_pass(experiment: &str, sample: Duration) -> Vec<Record> {
     .unwrap()
 }
 
+/// The record of `metric` among `records` whose id `matches`.
+fn record(records: &[Record], metric: Metric, matches: impl Fn(&BenchId) -> bool) -> &Record {
+    records
+        .iter()
+        .find(|r| r.metric == metric && matches(&r.id))
+        .unwrap_or_else(|| panic!("{metric:?} missing"))
+}
+
 #[test]
 fn a_pass_records_latencies_and_events_of_its_timed_samples() {
     let records = counting_pass("op", Duration::from_micros(16));
-    let find = |metric: Metric| {
-        records
-            .iter()
-            .find(|r| r.metric == metric && r.id.implementation == "base")
-            .unwrap_or_else(|| panic!("{metric:?} missing"))
-    };
+    let find = |metric| record(&records, metric, |id| id.implementation == "base");
     let histogram = find(Metric::LatencyHistogram);
     let recorded = histogram.histogram.as_ref().unwrap();
     assert_eq!(recorded.count() as f64, histogram.value);
@@ -209,13 +212,7 @@ fn a_pass_records_latencies_and_events_of_its_timed_samples() {
 #[test]
 fn a_run_that_ends_at_its_budget_is_divided_by_the_operations_it_completed() {
     let records = counting_pass("halfway", Duration::from_micros(16));
-    let find = |metric: Metric| {
-        records
-            .iter()
-            .find(|r| r.metric == metric && r.id.is_design())
-            .unwrap_or_else(|| panic!("{metric:?} missing"))
-            .value
-    };
+    let find = |metric| record(&records, metric, BenchId::is_design).value;
     // Each run takes 1 µs per operation asked for and completes half of them.
     assert!((find(Metric::NsPerOp) - 2_000.0).abs() < 1e-6);
     assert!((find(Metric::EventsPer100Ops(HIT)) - 100.0).abs() < 1e-6);
