@@ -6,9 +6,9 @@
 use serde::Deserialize;
 
 use crate::compare::compare_in;
-use crate::record::{BenchId, FLOOR, Metric, ResultSet};
+use crate::record::{BenchId, FLOOR, Metric, ResultSet, RunMode};
 use crate::report::format_metric;
-use crate::table::{Align, Table, format_bytes, format_number};
+use crate::table::{Align, Table, format_bytes, format_count, format_number};
 
 /// A lab's targets file.
 #[derive(Debug, Deserialize)]
@@ -18,6 +18,59 @@ pub struct Targets {
     /// Where the targets come from, for the report's heading.
     pub source: String,
     pub targets: Vec<TargetSpec>,
+    /// Bounds on how long the lab's own run takes, by mode.
+    #[serde(default)]
+    pub run_time: Vec<RunTimeTarget>,
+}
+
+/// A bound on the seconds a run of one mode spends measuring (its stages, after the build), as
+/// the driver timed them; checked on a report of that mode only.
+#[derive(Debug, Deserialize)]
+pub struct RunTimeTarget {
+    pub what: String,
+    pub mode: RunMode,
+    pub at_most_seconds: f64,
+}
+
+impl RunTimeTarget {
+    fn check(&self, set: &ResultSet) -> Checked {
+        let stages = set.timing.and_then(|t| t.stage_seconds);
+        let (measured, met) = match stages {
+            _ if set.mode != self.mode => (
+                format!("not measured (a {} run)", mode_name(set.mode)),
+                None,
+            ),
+            Some(stages) if stages.filtered => ("not measured (a filtered run)".to_owned(), None),
+            None => ("not measured".to_owned(), None),
+            Some(stages) => {
+                let total = stages.total();
+                let shown = |s: f64| format_count(s.round() as u64);
+                (
+                    format!(
+                        "{} s (allocation {} s, instruction counts {} s, wall time {} s)",
+                        shown(total),
+                        shown(stages.allocation),
+                        shown(stages.instructions),
+                        shown(stages.wall_time)
+                    ),
+                    Some(total <= self.at_most_seconds),
+                )
+            }
+        };
+        Checked {
+            what: self.what.clone(),
+            measured,
+            met,
+        }
+    }
+}
+
+fn mode_name(mode: RunMode) -> &'static str {
+    match mode {
+        RunMode::Full => "full",
+        RunMode::Quick => "quick",
+        RunMode::Smoke => "smoke",
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -148,6 +201,7 @@ pub fn check(
             }
         }
     }
+    out.extend(targets.run_time.iter().map(|t| t.check(set)));
     out
 }
 
@@ -202,18 +256,37 @@ mod tests {
             {"what": "per entry `{parameter}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1},
             {"what": "op `{parameter}` net ≤ 5 ns", "experiment": "op", "parameters": ["a", "b"], "metric": "ns-per-op", "net_of_floor": true, "at_most": 5},
             {"what": "op `{parameter}` net ≤ 1/2 of base's", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "net_of_floor": true, "versus": "base", "at_most": 0.5}
+        ],
+        "run_time": [
+            {"what": "a smoke run ≤ 1 min", "mode": "smoke", "at_most_seconds": 60},
+            {"what": "a quick run ≤ 2 min", "mode": "quick", "at_most_seconds": 120}
         ]
     }"#;
 
     #[test]
     fn targets_are_met_missed_or_not_measured() {
         let targets = Targets::parse(FILE).unwrap();
-        let s = set(vec![
+        let mut s = set(vec![
             ns("fast", "a", 8.0),
             ns("fast", "b", 12.0),
             ns("base", "a", 20.0),
             ns(FLOOR, "a", 4.0),
         ]);
+        s.timing = Some(crate::record::TimingMethod {
+            first_seed: 1,
+            passes: 2,
+            rounds: 1,
+            sample_ns: 0,
+            link_order: crate::record::LinkOrder::ShuffledPerPass,
+            extended_passes: 2,
+            same_within: None,
+            stage_seconds: Some(crate::record::StageSeconds {
+                allocation: 20.0,
+                instructions: 0.0,
+                wall_time: 50.4,
+                filtered: false,
+            }),
+        });
         let experiments = |name: &str| match name {
             "op" | "every" => vec![(
                 "op".to_owned(),
@@ -239,9 +312,22 @@ mod tests {
                 // The floor was not measured on `b`: no net value.
                 ("not measured", None),
                 ("0.250× `base`", Some(true)),
+                // A smoke run's 70 s, against its bound; the quick bound is another run's.
+                (
+                    "70 s (allocation 20 s, instruction counts 0 s, wall time 50 s)",
+                    Some(false)
+                ),
+                ("not measured (a smoke run)", None),
             ]
         );
         assert_eq!(checked[0].what, "op `a` ≤ 10 ns");
+        // A run filtered to some cases does not time the lab.
+        if let Some(stages) = s.timing.as_mut().and_then(|t| t.stage_seconds.as_mut()) {
+            stages.filtered = true;
+        }
+        let filtered = check(&s, &targets, experiments);
+        assert_eq!(filtered[9].measured, "not measured (a filtered run)");
+        assert_eq!(filtered[9].met, None);
         assert_eq!(checked[4].what, "op: worst ≤ 10 ns");
         let rendered = table(checked, "fast").render();
         assert!(

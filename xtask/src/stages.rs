@@ -198,6 +198,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
             allocation,
             instructions,
             wall_time,
+            filtered: !words.is_empty(),
         }),
         ..timed.method
     };

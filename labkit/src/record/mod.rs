@@ -163,6 +163,9 @@ pub struct StageSeconds {
     pub allocation: f64,
     pub instructions: f64,
     pub wall_time: f64,
+    /// Whether the run measured only the cases its names selected: its times are not the lab's.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub filtered: bool,
 }
 
 impl StageSeconds {

@@ -277,6 +277,7 @@ fn environment_header_names_the_mode() {
             allocation: 212.4,
             instructions: 0.0,
             wall_time: 1_965.7,
+            filtered: false,
         }),
     });
     let out = environment_section(&timed);
