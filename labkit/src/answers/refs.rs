@@ -16,14 +16,20 @@ pub(super) enum Ref {
     /// How far design `1` is from design `0` on the claim's row and metric (|median ratio − 1|,
     /// pass by pass where there are passes), as a fraction.
     LabChange(Metric, BenchId, BenchId),
+    /// A number written in the text: the users of a closed loop in `{100 per ops-per-sec@…}`
+    /// (its mean latency, by Little's law).
+    Number(f64),
 }
 
 impl Ref {
     /// `METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER`, `METRIC@IMPLEMENTATION` (the claim's
     /// experiment and parameter), `seed-change`, `aa-spread` (the claim's row and metric), or
-    /// `lab-change@A/B` (B against A on the claim's row and metric).
+    /// `lab-change@A/B` (B against A on the claim's row and metric), or a plain number.
     pub(super) fn parse(text: &str, claim: &Claim) -> Result<Self, String> {
         let text = text.trim();
+        if let Ok(number) = text.parse::<f64>() {
+            return Ok(Self::Number(number));
+        }
         if let Some((a, b)) = text
             .strip_prefix("lab-change@")
             .and_then(|p| p.split_once('/'))
@@ -98,6 +104,7 @@ impl Ref {
                 };
                 Ok((compare_in(set, find(a)?, find(b)?).ratio - 1.0).abs())
             }
+            Self::Number(number) => Ok(*number),
         }
     }
 
@@ -107,6 +114,7 @@ impl Ref {
             Self::SeedChange | Self::AaSpread(..) | Self::LabChange(..) => {
                 format!("{:.1} %", value * 100.0)
             }
+            Self::Number(_) => format_number(value),
         }
     }
 }

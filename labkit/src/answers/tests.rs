@@ -111,6 +111,11 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
         ]),
     );
     assert_eq!(more, "2.00 more, 2.00 each");
+    let little = fill_measured(
+        "{100 per allocs-per-op@op/base/small} s, {allocs-per-op@op/base/small - 1}",
+        &set(vec![count("base", Metric::AllocsPerOp, 4.0)]),
+    );
+    assert_eq!(little, "25.0 s, 3.00", "a number stands for itself");
     // Timed pass by pass: the median of the per-pass ratios (as the tables and targets give
     // it: 0.5, 0.5, 0.5, 2.0 → 0.5), not the ratio of the medians (10 / 15 = 0.667).
     let timed = |implementation: &str, passes: &[f64]| {
