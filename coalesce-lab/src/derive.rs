@@ -9,8 +9,8 @@ use labkit::record::{BenchId, Metric, Record, ResultSet};
 use crate::MetricsEndpoint;
 use crate::implementations::static_body::StaticBody;
 use crate::lab::{
-    CLIENT_CPU_US, GENERATING_US, GENERATIONS, LAB, LAG_US, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA,
-    SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
+    CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAB, LAG_US, SCHEDULE_US, SCRAPE,
+    SCRAPE_BY_OHA, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
 };
 use crate::workload::{Scenario, Shape};
 
@@ -50,10 +50,14 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             let id = r.id.with_case(experiment, &r.id.parameter);
             Record::new(id, metric, value)
         };
-        let generations_record = set.find(&r.id, Metric::EventsPer100Ops(GENERATIONS));
         match r.metric {
+            // Over the generations that finished in the window, which are the ones the time
+            // sums: one a budget cut while it ran has no time yet.
             Metric::EventsPer100Ops(GENERATING_US) if lab_generator => {
-                let Some(generations) = generations_record.filter(|g| g.value > 0.0) else {
+                let Some(generations) = set
+                    .find(&r.id, Metric::EventsPer100Ops(FINISHED_GENERATIONS))
+                    .filter(|g| g.value > 0.0)
+                else {
                     continue;
                 };
                 // Per pass when both have passes, so the time compares pass by pass.
@@ -70,8 +74,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                         ns_per_generation(r.value, generations.value),
                     ),
                 };
-                // No generation finished in the window (one started and still running when a
-                // budget ended it): no generation time to count in.
+                // No generation finished in the window in some pass: no generation time there.
                 if record.value <= 0.0 || !record.value.is_finite() {
                     continue;
                 }
@@ -210,6 +213,7 @@ pub fn measured_experiment(experiment: &str) -> &'static Experiment {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::lab::GENERATIONS;
     use labkit::testing::result_set;
 
     fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
@@ -220,19 +224,24 @@ mod tests {
         )
     }
 
-    /// `coalescing`'s generations per 100 requests, and the µs they took per 100 requests.
-    fn generations(scenario: &str, per_100: f64, generating_us: f64) -> Vec<Record> {
-        [(GENERATIONS, per_100), (GENERATING_US, generating_us)]
-            .into_iter()
-            .map(|(event, value)| {
-                scrape(
-                    "coalescing",
-                    scenario,
-                    Metric::EventsPer100Ops(event),
-                    value,
-                )
-            })
-            .collect()
+    /// `coalescing`'s generations per 100 requests started and finished, and the µs the finished
+    /// ones took per 100 requests.
+    fn generations(scenario: &str, per_100: (f64, f64), generating_us: f64) -> Vec<Record> {
+        [
+            (GENERATIONS, per_100.0),
+            (FINISHED_GENERATIONS, per_100.1),
+            (GENERATING_US, generating_us),
+        ]
+        .into_iter()
+        .map(|(event, value)| {
+            scrape(
+                "coalescing",
+                scenario,
+                Metric::EventsPer100Ops(event),
+                value,
+            )
+        })
+        .collect()
     }
 
     /// A window that a budget ended while its only generation ran counts a generation started
@@ -240,7 +249,7 @@ mod tests {
     #[test]
     fn a_window_with_no_finished_generation_derives_no_generation_time() {
         let scenario = "closed-1000vu-16mib-dominant";
-        let mut records = generations(scenario, 0.1, 0.0);
+        let mut records = generations(scenario, (0.1, 0.0), 0.0);
         records.push(scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8));
         let s = result_set(&LAB, records);
         let derived = derived(&s);
@@ -255,8 +264,9 @@ mod tests {
     #[test]
     fn derived_records_count_generations_and_bodies() {
         let scenario = "closed-100vu-16mib";
-        // 4 generations per 100 requests taking 120,000 µs: 30 ms each.
-        let mut records = generations(scenario, 4.0, 120_000.0);
+        // 5 generations per 100 requests started, 4 finished taking 120,000 µs: 30 ms each
+        // (the one a budget cut has no time in the sum, and is not in the mean).
+        let mut records = generations(scenario, (5.0, 4.0), 120_000.0);
         records.extend([
             scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
             scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),

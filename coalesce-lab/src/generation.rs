@@ -163,13 +163,16 @@ impl Generator {
         self.spans_mut().clone()
     }
 
-    /// Time spent generating, summed over the finished generations from number `from` on.
-    pub fn generating_since(&self, from: u64) -> std::time::Duration {
+    /// Time spent generating, summed over the finished generations from number `from` on, and
+    /// how many they are (a generation still running is in neither).
+    pub fn generating_since(&self, from: u64) -> (std::time::Duration, u64) {
         self.spans_mut()
             .iter()
             .skip(from as usize)
             .filter_map(|s| Some(s.finished? - s.started))
-            .sum()
+            .fold((std::time::Duration::ZERO, 0), |(sum, n), d| {
+                (sum + d, n + 1)
+            })
     }
 
     /// Generations from number `from` on that finished by `by` and that no response carried in

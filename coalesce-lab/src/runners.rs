@@ -9,9 +9,10 @@ use labkit::record::EventName;
 
 use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
-    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_HISTOGRAM,
-    LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US, SERVER_WAITS,
-    SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, UNFINISHED, WASTED,
+    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, FINISHED_GENERATIONS, GENERATING_US,
+    GENERATIONS, LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US,
+    SERVER_SYSTEM_CPU_US, SERVER_WAITS, SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, UNFINISHED,
+    WASTED,
 };
 use crate::load::{ClientCost, Load, LoadGenerator, Plan, Tally};
 use crate::oha::Oha;
@@ -192,6 +193,7 @@ impl Runner for Scrapes {
             closed_at: None,
             generations: 0,
             generating: Duration::ZERO,
+            finished: 0,
             backlog: 0,
             process_cpu: Duration::ZERO,
             process_system: Duration::ZERO,
@@ -270,6 +272,7 @@ impl Runner for Scrapes {
             (GENERATIONS, generations),
             (WASTED, wasted),
             (GENERATING_US, generating),
+            (FINISHED_GENERATIONS, edges.finished),
             (TIMEOUTS, tally.timeouts),
             (UNFINISHED, tally.unfinished),
             (REFUSED, tally.refused),
@@ -313,6 +316,8 @@ pub(crate) struct ServerEdges<'a> {
     closed_at: Option<Instant>,
     generations: u64,
     generating: Duration,
+    /// The generations `generating` sums.
+    finished: u64,
     backlog: usize,
     process_cpu: Duration,
     process_system: Duration,
@@ -347,7 +352,7 @@ impl Window for ServerEdges<'_> {
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
         self.closed_at = Some(Instant::now());
-        self.generating = generator.generating_since(self.opened_at);
+        (self.generating, self.finished) = generator.generating_since(self.opened_at);
         self.backlog = self.server.backlog();
         let (done, blocked) = self.writes();
         self.writes = (done - self.writes.0, blocked - self.writes.1);
