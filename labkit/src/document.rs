@@ -221,9 +221,12 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         "{}\n{answers}{verdicts}## Charts\n\n{links}\n{details_link}{body}",
         header("")
     );
+    let case_time = crate::report::case_time_section(&set)
+        .map(|section| format!("{section}\n"))
+        .unwrap_or_default();
     let details = format!(
         "{}\nThe same run as [`{}.md`]({}.md), whose answers and verdict rules these tables \
-         follow.\n\n{details_body}\n## All measurements by id\n\n{}",
+         follow.\n\n{details_body}\n{case_time}## All measurements by id\n\n{}",
         header(": every table"),
         lab.name(),
         lab.name(),

@@ -45,9 +45,13 @@ impl RunTimeTarget {
             Some(stages) => {
                 let total = stages.total();
                 let shown = |s: f64| format_count(s.round() as u64);
+                let longest = crate::report::case_seconds(set)
+                    .first()
+                    .map(|(case, s)| format!("; its longest case `{case}` {} s", shown(*s)))
+                    .unwrap_or_default();
                 (
                     format!(
-                        "{} s (allocation {} s, instruction counts {} s, wall time {} s)",
+                        "{} s (allocation {} s, instruction counts {} s, wall time {} s{longest})",
                         shown(total),
                         shown(stages.allocation),
                         shown(stages.instructions),
@@ -271,6 +275,16 @@ mod tests {
             ns("fast", "b", 12.0),
             ns("base", "a", 20.0),
             ns(FLOOR, "a", 4.0),
+            Record::new(
+                crate::measure::case_time_id(&crate::lab::BenchCase::new("op", "a")),
+                Metric::CaseSeconds,
+                30.2,
+            ),
+            Record::new(
+                crate::measure::case_time_id(&crate::lab::BenchCase::new("op", "b")),
+                Metric::CaseSeconds,
+                12.0,
+            ),
         ]);
         s.timing = Some(crate::record::TimingMethod {
             first_seed: 1,
@@ -314,7 +328,8 @@ mod tests {
                 ("0.250× `base`", Some(true)),
                 // A smoke run's 70 s, against its bound; the quick bound is another run's.
                 (
-                    "70 s (allocation 20 s, instruction counts 0 s, wall time 50 s)",
+                    "70 s (allocation 20 s, instruction counts 0 s, wall time 50 s; its longest \
+                     case `op/a` 30 s)",
                     Some(false)
                 ),
                 ("not measured (a smoke run)", None),

@@ -16,8 +16,8 @@ use labkit::passes::{
     replace_cases, steal_share,
 };
 use labkit::record::{
-    BenchId, LinkOrder, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode, TimingMethod,
-    combine_passes, load_records,
+    BenchId, LinkOrder, Metric, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode,
+    TimingMethod, combine_passes, load_records,
 };
 
 use crate::binaries::BenchBinaries;
@@ -114,6 +114,8 @@ struct PassRunner<'a> {
     method: TimingMethod,
     first_binary: Option<PathBuf>,
     runs: usize,
+    /// Seconds spent on each case over every pass run, repeats and replaced passes included.
+    case_seconds: BTreeMap<BenchId, f64>,
 }
 
 impl PassRunner<'_> {
@@ -166,7 +168,15 @@ impl PassRunner<'_> {
             cmd.args(["--case", case]);
         }
         run(cmd.args(self.run.words))?;
-        load_records(&out).map_err(|e| anyhow!(e))
+        let mut records = load_records(&out).map_err(|e| anyhow!(e))?;
+        records.retain(|r| {
+            let case_time = r.metric == Metric::CaseSeconds;
+            if case_time {
+                *self.case_seconds.entry(r.id.clone()).or_default() += r.value;
+            }
+            !case_time
+        });
+        Ok(records)
     }
 }
 
@@ -206,6 +216,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         },
         first_binary: None,
         runs: 0,
+        case_seconds: BTreeMap::new(),
     };
     let mut passes: Vec<Vec<Record>> = Vec::new();
     let mut repeats = Vec::new();
@@ -270,7 +281,12 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         }
         Ok(())
     })();
-    let records = combine_passes(&passes);
+    let mut records = combine_passes(&passes);
+    records.extend(
+        std::mem::take(&mut runner.case_seconds)
+            .into_iter()
+            .map(|(id, seconds)| Record::new(id, Metric::CaseSeconds, seconds)),
+    );
     let baseline = lab.implementations()[0];
     runner.method.same_within = run_margin(&records, baseline, |id| single_threaded(lab, id));
     TimedPasses {

@@ -116,13 +116,13 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
         stage_started = Instant::now();
         stage_seconds[n - 1] = seconds;
         let count = found.len();
-        // The timer's own cost and the machine's disturbance of a pass belong to no design:
-        // they are kept whatever the filter.
+        // The timer's own cost, the machine's disturbance of a pass and a case's seconds
+        // belong to no design: they are kept whatever the filter.
         records.extend(found.into_iter().filter(|r| {
             selection.selects(&r.id)
                 || matches!(
                     r.metric,
-                    Metric::TimerOverheadNs | Metric::PassDisturbance(_)
+                    Metric::TimerOverheadNs | Metric::PassDisturbance(_) | Metric::CaseSeconds
                 )
         }));
         match failure {

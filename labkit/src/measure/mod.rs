@@ -22,7 +22,7 @@ use crate::sampling::{SampleSource, Sampler};
 
 mod pass;
 
-pub use pass::{pass_main, timer_overhead_id};
+pub use pass::{CASE_TIME, case_time_id, pass_main, timer_overhead_id};
 
 /// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error.
 fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {

@@ -2,7 +2,7 @@
 //! seeded heap offsets, calibrated, and sampled in shuffled rounds.
 
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use super::{Settle, TimedRun, calibrate, calibrate_runs, open_timed, parse_args};
 use crate::args::exit_with_usage_error;
@@ -389,6 +389,15 @@ pub fn timer_overhead_id() -> BenchId {
     BenchId::new("latency-timer", "std-instant", "empty-op")
 }
 
+/// The id of the record of how long a pass spent on `case` ([`Metric::CaseSeconds`]): an
+/// experiment of its own, so that no table of the case's experiment takes it for a design.
+pub fn case_time_id(case: &BenchCase) -> BenchId {
+    BenchId::new(CASE_TIME, &case.experiment, &case.parameter)
+}
+
+/// The experiment of [`case_time_id`]s; their implementation is the case's experiment.
+pub const CASE_TIME: &str = "case-time";
+
 /// `main` of a lab's `time` binary: one pass of the wall-time stage,
 /// `[--seed N] [--out FILE] [--quick|--test] [NAME...]`. The seed shuffles the order of the
 /// cases and of the cells in every round and sizes the heap spacers ([`Placement`]); the driver
@@ -442,9 +451,15 @@ pub fn pass_main(lab: &'static dyn Lab) {
         eprintln!("pass {}: {case}", args.seed);
         placement.reseed_for(args.seed, case);
         let cells = only(case).flatten();
+        let started = Instant::now();
         let measured = pass_case(lab, &selection, case, &timing, &mut placement, cells)
             .unwrap_or_else(|e| exit_with_usage_error(&e));
         records.extend(measured);
+        records.push(Record::new(
+            case_time_id(case),
+            Metric::CaseSeconds,
+            started.elapsed().as_secs_f64(),
+        ));
     }
     records.extend(disturbance.records());
     crate::record::emit_records(args.out.as_deref(), &records)

@@ -114,6 +114,7 @@ impl Metric {
             Self::EventsPer100Ops(_) => facts("per 100 ops", Count, EVENTS),
             Self::EventsPerSec(_) => facts("per s", Count, EVENTS),
             Self::PassDisturbance(_) => facts("per pass", Count, AMOUNT),
+            Self::CaseSeconds => facts("s", Count, AMOUNT),
         }
     }
 

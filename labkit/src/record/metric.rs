@@ -67,6 +67,10 @@ pub enum Metric {
     /// How much the machine disturbed one wall-time pass ([`crate::process::Disturbance`]): the
     /// stolen share of CPU time, involuntary context switches, CPU migrations.
     PassDisturbance(EventName),
+    /// Wall-clock seconds the wall-time stage spent on one case ([`crate::measure::case_time_id`]):
+    /// opening, calibrating and sampling all its cells, summed over every pass that ran it
+    /// (repeats included), so a run's measuring time can be told by case.
+    CaseSeconds,
 }
 
 /// The name of a lab's own counted event, held inline (at most 32 bytes) so that [`Metric`] stays

@@ -2,6 +2,10 @@
 //! seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×), charts, and
 //! prose templates whose `{{name}}` slots a lab fills with generated tables.
 
+mod case_time;
+
+pub use case_time::{case_seconds, case_time_section};
+
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Experiment, Parameter};

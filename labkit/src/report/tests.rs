@@ -289,3 +289,41 @@ fn environment_header_names_the_mode() {
         "{out}"
     );
 }
+
+#[test]
+fn the_wall_time_stage_is_told_by_case_longest_first() {
+    assert_eq!(
+        case_time_section(&set(vec![])),
+        None,
+        "no case times recorded"
+    );
+    let case = |parameter: &str, seconds: f64| {
+        Record::new(
+            crate::measure::case_time_id(&crate::lab::BenchCase::new("op", parameter)),
+            Metric::CaseSeconds,
+            seconds,
+        )
+    };
+    let mut timed = set(vec![case("small", 20.0), case("large", 60.0)]);
+    timed.timing = Some(crate::record::TimingMethod {
+        first_seed: 1,
+        passes: 8,
+        rounds: 1,
+        sample_ns: 0,
+        link_order: crate::record::LinkOrder::ShuffledPerPass,
+        extended_passes: 16,
+        same_within: None,
+        stage_seconds: Some(crate::record::StageSeconds {
+            allocation: 0.0,
+            instructions: 0.0,
+            wall_time: 100.0,
+            filtered: false,
+        }),
+    });
+    let out = case_time_section(&timed).unwrap();
+    let large = out.find("| `op/large` | 60 s | 60.0 % |").expect(&out);
+    let small = out.find("| `op/small` | 20 s | 20.0 % |").expect(&out);
+    assert!(large < small, "longest first: {out}");
+    assert!(out.contains("| all cases | 80 s | 80.0 % |"), "{out}");
+    assert!(out.contains("of the stage's 100 s"), "{out}");
+}
