@@ -248,9 +248,12 @@ impl Runner for Scrapes {
             },
         };
         let (generations, backlog) = (edges.generations, edges.backlog);
-        let wasted = edges.closed_at.map_or(0, |closed| {
-            server.generator().wasted_between(edges.opened_at, closed)
-        });
+        // Counted only where a request can time out within the run: elsewhere a generation
+        // left unserved is the budget's cut, not waste.
+        let wasted = edges
+            .closed_at
+            .filter(|_| self.scenario.deadline_reachable())
+            .map(|closed| server.generator().wasted_between(edges.opened_at, closed));
         let server_cpu = edges.process_cpu.saturating_sub(in_process.cpu);
         let server_system = edges.process_system.saturating_sub(in_process.system);
         let server_waits = edges.process_switches.saturating_sub(in_process.switches);
@@ -270,7 +273,6 @@ impl Runner for Scrapes {
             (SERVED, tally.served),
             (BODY_MIB, tally.body_bytes >> 20),
             (GENERATIONS, generations),
-            (WASTED, wasted),
             (GENERATING_US, generating),
             (FINISHED_GENERATIONS, edges.finished),
             (TIMEOUTS, tally.timeouts),
@@ -288,6 +290,9 @@ impl Runner for Scrapes {
             (SERVER_WRITES_BLOCKED, edges.writes.1),
         ] {
             window.count(event, n);
+        }
+        if let Some(wasted) = wasted {
+            window.count(WASTED, wasted);
         }
         // The lag behind the schedule is the lab generator's own measurement: oha reports none,
         // and its rows leave the events out rather than record a lag of 0.

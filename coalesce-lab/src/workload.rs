@@ -183,6 +183,13 @@ impl Scenario {
         }
     }
 
+    /// Whether a request can reach its deadline within a run: not in a closed loop whose budget
+    /// ends it long before its clients' patience runs out. Only then can a generation be spent
+    /// on requests that timed out ([`crate::lab::WASTED`]).
+    pub fn deadline_reachable(&self) -> bool {
+        self.budget().is_none_or(|budget| self.timeout <= budget)
+    }
+
     /// How long a closed loop's measured window may last ([`crate::closed_loop`]): a few of the
     /// serial design's generations, so that its rate is measured and not its queue's length.
     /// The overload and gzip scenarios run their rounds whole (clients must give up and ask
@@ -310,5 +317,25 @@ mod tests {
         let closed = all.iter().find(|s| s.name() == "closed-10vu-1mib").unwrap();
         let never = || -> Result<f64, String> { panic!("a closed loop needs no capacity") };
         assert_eq!(closed.load(never), Ok(Load::Closed { users: 10 }));
+    }
+
+    /// Wasted generations are counted only where a client can give up within a run.
+    #[test]
+    fn only_scenarios_without_a_budget_shorter_than_their_deadline_can_time_out() {
+        let reachable: Vec<String> = scenarios()
+            .into_iter()
+            .filter(Scenario::deadline_reachable)
+            .map(|s| s.name())
+            .collect();
+        assert_eq!(
+            reachable,
+            [
+                "closed-100vu-1mib-gzip",
+                "overload-100vu-1mib",
+                "open-50pct-1mib",
+                "open-100pct-1mib",
+                "open-200pct-1mib"
+            ]
+        );
     }
 }
