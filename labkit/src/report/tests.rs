@@ -256,6 +256,25 @@ fn chart_values_carry_scaled_time_units() {
     assert_eq!(format_scaled(Metric::AllocsPerOp, 0.5), "0.500 allocs/op");
 }
 
+/// A full run's timing with its allocation and wall-time stages' seconds.
+fn staged(allocation: f64, wall_time: f64) -> Option<crate::record::TimingMethod> {
+    Some(crate::record::TimingMethod {
+        first_seed: 1,
+        passes: 8,
+        rounds: 1,
+        sample_ns: 0,
+        link_order: crate::record::LinkOrder::ShuffledPerPass,
+        extended_passes: 16,
+        same_within: None,
+        stage_seconds: Some(crate::record::StageSeconds {
+            allocation,
+            instructions: 0.0,
+            wall_time,
+            filtered: false,
+        }),
+    })
+}
+
 #[test]
 fn environment_header_names_the_mode() {
     let out = environment_section(&set(vec![]));
@@ -265,21 +284,7 @@ fn environment_header_names_the_mode() {
     );
     assert!(!out.contains("Measuring time"), "no stage times recorded");
     let mut timed = set(vec![]);
-    timed.timing = Some(crate::record::TimingMethod {
-        first_seed: 1,
-        passes: 8,
-        rounds: 1,
-        sample_ns: 0,
-        link_order: crate::record::LinkOrder::ShuffledPerPass,
-        extended_passes: 16,
-        same_within: None,
-        stage_seconds: Some(crate::record::StageSeconds {
-            allocation: 212.4,
-            instructions: 0.0,
-            wall_time: 1_965.7,
-            filtered: false,
-        }),
-    });
+    timed.timing = staged(212.4, 1_965.7);
     let out = environment_section(&timed);
     assert!(
         out.contains(
@@ -305,21 +310,7 @@ fn the_wall_time_stage_is_told_by_case_longest_first() {
         )
     };
     let mut timed = set(vec![case("small", 20.0), case("large", 60.0)]);
-    timed.timing = Some(crate::record::TimingMethod {
-        first_seed: 1,
-        passes: 8,
-        rounds: 1,
-        sample_ns: 0,
-        link_order: crate::record::LinkOrder::ShuffledPerPass,
-        extended_passes: 16,
-        same_within: None,
-        stage_seconds: Some(crate::record::StageSeconds {
-            allocation: 0.0,
-            instructions: 0.0,
-            wall_time: 100.0,
-            filtered: false,
-        }),
-    });
+    timed.timing = staged(0.0, 100.0);
     let out = case_time_section(&timed).unwrap();
     let large = out.find("| `op/large` | 60 s | 60.0 % |").expect(&out);
     let small = out.find("| `op/small` | 20 s | 20.0 % |").expect(&out);
