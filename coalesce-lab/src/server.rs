@@ -29,6 +29,22 @@ use tokio::sync::oneshot;
 
 use crate::{Answer, Generator, MetricsEndpoint, Scrape};
 
+/// Connections the kernel queues for `accept`: more than the largest closed loop's users, which
+/// all connect at once (at tokio's default of 1,024, a third of the 1,000-user runs lost a SYN
+/// and waited out TCP's one-second retransmission before their first request).
+const LISTEN_BACKLOG: u32 = 4096;
+const _: () = {
+    let users = crate::workload::CLOSED_USERS;
+    let mut i = 0;
+    while i < users.len() {
+        assert!(
+            users[i] < LISTEN_BACKLOG as usize,
+            "every user must fit the accept queue"
+        );
+        i += 1;
+    }
+};
+
 /// Response header with the generation a body belongs to.
 pub const GENERATION_HEADER: &str = "x-generation";
 /// Response header with the XXH3 checksum (16 hex digits) of the body as sent: the compressed
@@ -81,7 +97,11 @@ impl Server {
             .on_thread_start(crate::placement::pin_to_server)
             .enable_all()
             .build()?;
-        let listener = runtime.block_on(TcpListener::bind("127.0.0.1:0"))?;
+        let listener = runtime.block_on(async {
+            let socket = tokio::net::TcpSocket::new_v4()?;
+            socket.bind(std::net::SocketAddr::from(([127, 0, 0, 1], 0)))?;
+            socket.listen(LISTEN_BACKLOG)
+        })?;
         let addr = listener.local_addr()?;
         // Made on a server thread, so that the design's generator threads inherit its CPUs.
         let endpoint = {
