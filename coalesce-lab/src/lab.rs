@@ -146,7 +146,7 @@ impl Describe for CoalesceLab {
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(120), 30),
+            RunMode::Full => (Duration::from_millis(100), 30),
             RunMode::Quick => (Duration::ZERO, 10),
             RunMode::Smoke => (Duration::ZERO, 2),
         };
