@@ -304,12 +304,17 @@ fn open_timed(
     };
     let mut runner = lab.open(implementation, case)?;
     if experiment.fresh_per_sample {
-        drop(runner);
+        // The instance opened to check the case opens is the first run's (opening one can be a
+        // server generating its body); every later run opens its own.
+        let mut first = Some(runner);
         let (implementation, case) = (implementation.to_owned(), case.clone());
         Ok(Box::new(move |ops, window| {
-            let mut fresh = lab
-                .open(&implementation, &case)
-                .expect("opened once already");
+            let mut fresh = match first.take() {
+                Some(opened) => opened,
+                None => lab
+                    .open(&implementation, &case)
+                    .expect("opened once already"),
+            };
             fresh.run(warm_up(ops), ops, window)
         }))
     } else {

@@ -89,6 +89,8 @@ const HIT: EventName = EventName::new("hit");
 
 /// Runs of the `fresh` experiment's runners, which one test counts.
 static FRESH_RUNS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Instances of the `fresh` experiment opened.
+static FRESH_OPENS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 struct Hits {
     fresh: bool,
@@ -156,6 +158,9 @@ impl crate::lab::Describe for CountingLab {
 
 impl Lab for CountingLab {
     fn open(&self, _: &str, case: &BenchCase) -> Result<Box<dyn crate::lab::Runner>, String> {
+        if case.experiment == "fresh" {
+            FRESH_OPENS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
         Ok(Box::new(Hits {
             fresh: case.experiment == "fresh",
             halfway: case.experiment == "halfway",
@@ -227,6 +232,11 @@ fn a_fresh_instance_per_sample_keeps_a_long_enough_first_run_as_a_sample() {
         2 * 4,
         "the baseline and its A/A twin (the slowed twins are the twin's samples lengthened), \
          each its calibrating run and three more: four samples, not five runs"
+    );
+    assert_eq!(
+        FRESH_OPENS.load(std::sync::atomic::Ordering::Relaxed),
+        2 * 4,
+        "one instance per run: the one opened to check the case serves the first"
     );
     let histogram = records
         .iter()
