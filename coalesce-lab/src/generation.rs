@@ -163,13 +163,18 @@ impl Generator {
         self.spans_mut().clone()
     }
 
-    /// Time spent generating, summed over the finished generations from number `from` on, and
-    /// how many they are (a generation still running is in neither).
-    pub fn generating_since(&self, from: u64) -> (std::time::Duration, u64) {
+    /// The generations that finished between `from` and `to`, wherever they started: how many,
+    /// and their whole times summed (a generation's own time, from its start to its finish; one
+    /// still running is in neither). A window shorter than two generations still holds one
+    /// finish, where it may hold no generation from start to finish.
+    pub fn finished_between(&self, from: Instant, to: Instant) -> (std::time::Duration, u64) {
         self.spans_mut()
             .iter()
-            .skip(from as usize)
-            .filter_map(|s| Some(s.finished? - s.started))
+            .filter_map(|s| {
+                s.finished
+                    .filter(|f| (from..=to).contains(f))
+                    .map(|f| f - s.started)
+            })
             .fold((std::time::Duration::ZERO, 0), |(sum, n), d| {
                 (sum + d, n + 1)
             })
@@ -186,5 +191,32 @@ impl Generator {
             .skip(from as usize)
             .filter(|s| s.finished.is_some_and(|f| f <= by) && !s.served_in_time)
             .count() as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A window counts the generations that finished inside it, each with its whole time, the
+    /// one that started before it opened too.
+    #[test]
+    fn a_window_sums_the_generations_that_finished_in_it_from_their_starts() {
+        let generator = Generator::new(Arc::new(Broker::with_body_size(64 << 10)));
+        let before = Instant::now();
+        generator.generate();
+        let opened = generator.spans()[0].finished.expect("finished");
+        generator.generate();
+        let closed = Instant::now();
+        let spans = generator.spans();
+        let second = spans[1].finished.unwrap() - spans[1].started;
+        // The first finished as the window opened: a bound is inside.
+        let (time, n) = generator.finished_between(opened, closed);
+        let first = opened - spans[0].started;
+        assert_eq!((time, n), (first + second, 2));
+        let (time, n) = generator.finished_between(opened + Duration::from_nanos(1), closed);
+        assert_eq!((time, n), (second, 1), "the second's whole time");
+        assert_eq!(generator.finished_between(before, before).1, 0);
     }
 }

@@ -32,9 +32,10 @@ pub const GENERATIONS: EventName = EventName::new("generations");
 pub const WASTED: EventName = EventName::new("wasted-generations");
 /// Microseconds spent generating (finished generations), so a generation's own time is known.
 pub const GENERATING_US: EventName = EventName::new("generating-us");
-/// The generations [`GENERATING_US`] sums: those started in the window that finished by its
-/// close. A generation's time divides by these, not by [`GENERATIONS`], which counts one a
-/// budget cut while it ran (on 16 MiB with the stats collection dominating, half of them).
+/// The generations [`GENERATING_US`] sums: those that finished inside the window, each with its
+/// whole time (one started in the warm-up too: on 16 MiB with the stats collection dominating, a
+/// window is shorter than two generations and may hold none from start to finish). A
+/// generation's time divides by these, not by [`GENERATIONS`], which counts those started.
 pub const FINISHED_GENERATIONS: EventName = EventName::new("generations-finished");
 pub const TIMEOUTS: EventName = EventName::new("timeouts");
 /// Requests still running when a closed loop's time budget ran out ([`crate::closed_loop`]):

@@ -190,6 +190,7 @@ impl Runner for Scrapes {
             window,
             server,
             opened_at: 0,
+            opened: None,
             closed_at: None,
             generations: 0,
             generating: Duration::ZERO,
@@ -316,6 +317,8 @@ pub(crate) struct ServerEdges<'a> {
     window: &'a mut dyn Window,
     server: &'a Server,
     opened_at: u64,
+    /// When the window opened: the generations finished since are the ones `generating` sums.
+    opened: Option<Instant>,
     /// When the window closed: the generations finished by then are the window's to count as
     /// wasted, once the run has ended.
     closed_at: Option<Instant>,
@@ -340,6 +343,7 @@ impl ServerEdges<'_> {
 impl Window for ServerEdges<'_> {
     fn open(&mut self) {
         self.opened_at = self.server.generator().started();
+        self.opened = Some(Instant::now());
         self.process_cpu = labkit::process::cpu_time();
         self.process_system = labkit::process::system_cpu_time();
         self.process_switches = labkit::process::voluntary_switches();
@@ -356,8 +360,11 @@ impl Window for ServerEdges<'_> {
             labkit::process::voluntary_switches().saturating_sub(self.process_switches);
         let generator = self.server.generator();
         self.generations = generator.started() - self.opened_at;
-        self.closed_at = Some(Instant::now());
-        (self.generating, self.finished) = generator.generating_since(self.opened_at);
+        let closed = Instant::now();
+        self.closed_at = Some(closed);
+        if let Some(opened) = self.opened {
+            (self.generating, self.finished) = generator.finished_between(opened, closed);
+        }
         self.backlog = self.server.backlog();
         let (done, blocked) = self.writes();
         self.writes = (done - self.writes.0, blocked - self.writes.1);
