@@ -258,10 +258,14 @@ pub fn comparison_table(
                     let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
                         format!(" ({agreeing}/{of})")
                     });
-                    // The ratio's interval across passes, where it has one.
-                    let interval = c.interval.map_or(String::new(), |i| {
-                        format!(" [{:.2}–{:.2}]", i.lower, i.upper)
-                    });
+                    // The ratio's interval across passes, where it has one (a pass whose
+                    // baseline was 0 leaves it unbounded: then none is shown).
+                    let interval = c
+                        .interval
+                        .filter(|i| i.lower.is_finite() && i.upper.is_finite())
+                        .map_or(String::new(), |i| {
+                            format!(" [{:.2}–{:.2}]", i.lower, i.upper)
+                        });
                     let net = if twin { String::new() } else { net(r) };
                     if c.ratio.is_finite() {
                         format!(

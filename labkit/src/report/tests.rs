@@ -146,6 +146,21 @@ fn a_zero_baseline_gives_no_infinite_ratio() {
     assert!(out.contains("1.06<br>more (baseline 0)"), "{out}");
     assert!(out.contains("0<br>1.00× +0.0 % same"), "{out}");
     assert!(!out.contains('∞'), "{out}");
+    // Per pass, a baseline of 0 in some passes but not in all: a ratio, with no interval.
+    let passes = |i: &str, values: &[f64]| {
+        Record::from_passes(
+            BenchId::new("admission", i, "single"),
+            Metric::AllocsPerOp,
+            values.to_vec(),
+        )
+    };
+    let s = set(vec![
+        passes("base", &[0.0, 2.0, 2.0, 4.0, 0.0, 2.0]),
+        passes("boxed", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
+    ]);
+    let out = comparison_table(&s, Metric::AllocsPerOp, &rows, &["base", "boxed"]).render();
+    assert!(out.contains("×"), "{out}");
+    assert!(!out.contains("NaN") && !out.contains("inf"), "{out}");
 }
 
 #[test]
