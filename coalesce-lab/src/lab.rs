@@ -291,9 +291,13 @@ mod tests {
             assert_eq!(window.total(SERVED), 3, "{implementation}");
             assert_eq!(window.total(CORRUPT), 0, "{implementation}");
             assert_eq!(window.total(ERRORS), 0, "{implementation}");
+            // One user on one keep-alive connection: the server counts a response's write after
+            // its bytes reach the socket, so the client can read the last response before its
+            // write is counted (CI saw 2); every earlier one is counted before the next request.
+            let writes = window.total(SERVER_WRITES);
             assert!(
-                window.total(SERVER_WRITES) >= 3,
-                "{implementation}: a response takes at least one write"
+                writes >= 2,
+                "{implementation}: a response takes at least one write, {writes} counted"
             );
             assert!(window.counted(SERVER_WAITS) && window.counted(SERVER_SYSTEM_CPU_US));
             let generated = window.total(GENERATIONS);
