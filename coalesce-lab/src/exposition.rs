@@ -5,6 +5,7 @@
 
 use std::fmt;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 
 use prometheus_client::collector::Collector;
 use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
@@ -71,14 +72,28 @@ impl Broker {
     /// Generation `generation`'s exposition, appended to `into` (cleared first; its capacity is
     /// kept, which is what a recycled buffer saves).
     pub fn generate_into(self: &Arc<Self>, generation: u64, into: &mut Vec<u8>) {
+        // A flag nobody sets: the generation always completes.
+        let _complete = self.generate_unless(generation, into, &Arc::default());
+    }
+
+    /// [`Broker::generate_into`], given up at the next topic once `abandon` is set: `into` then
+    /// holds a truncated body and the result is [`Abandoned`].
+    pub fn generate_unless(
+        self: &Arc<Self>,
+        generation: u64,
+        into: &mut Vec<u8>,
+        abandon: &Arc<AtomicBool>,
+    ) -> Result<(), Abandoned> {
         into.clear();
         let mut registry = Registry::default();
         registry.register_collector(Box::new(Snapshot {
             broker: Arc::clone(self),
             generation,
+            abandon: Arc::clone(abandon),
         }));
+        // Writing into a Vec cannot fail, so an error is the snapshot giving up.
         prometheus_client::encoding::text::encode(&mut Utf8Bytes(into), &registry)
-            .expect("writing into a Vec<u8> cannot fail");
+            .map_err(|_| Abandoned)
     }
 
     /// Generation `generation`'s exposition in a new buffer.
@@ -88,7 +103,12 @@ impl Broker {
         body
     }
 
-    fn encode(&self, generation: u64, mut encoder: DescriptorEncoder) -> fmt::Result {
+    fn encode(
+        &self,
+        generation: u64,
+        abandon: &AtomicBool,
+        mut encoder: DescriptorEncoder,
+    ) -> fmt::Result {
         let mut marker = encoder.encode_descriptor(
             "pulsar_exposition_generation",
             "Which generation of the exposition this is",
@@ -100,6 +120,10 @@ impl Broker {
         for (f, (name, help)) in self.families.iter().enumerate() {
             let mut family = encoder.encode_descriptor(name, help, None, MetricType::Gauge)?;
             for (t, topic) in self.topics.iter().enumerate() {
+                // Relaxed: whoever gets this body checks the flag again after it ([`Abandoned`]).
+                if abandon.load(Relaxed) {
+                    return Err(fmt::Error);
+                }
                 let labels = [
                     ("cluster", "standalone"),
                     ("namespace", "public/default"),
@@ -143,16 +167,24 @@ pub fn sample(generation: u64, topic: usize, family: usize) -> i64 {
     (mixed >> 40) as i64
 }
 
+/// A generation given up part-way because its server is stopping: its buffer holds a truncated
+/// body. The server answers nothing from a generator it has stopped, so no client gets one; the
+/// flag is read again after the body is handed over, and a read that comes after the read that
+/// saw it set sees it set too.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Abandoned;
+
 /// One generation's view of a broker, as `prometheus-client` wants a collector.
 #[derive(Debug)]
 struct Snapshot {
     broker: Arc<Broker>,
     generation: u64,
+    abandon: Arc<AtomicBool>,
 }
 
 impl Collector for Snapshot {
     fn encode(&self, encoder: DescriptorEncoder) -> fmt::Result {
-        self.broker.encode(self.generation, encoder)
+        self.broker.encode(self.generation, &self.abandon, encoder)
     }
 }
 
@@ -192,6 +224,19 @@ mod tests {
             text.lines().filter(|l| !l.starts_with('#')).count(),
             1 + 3 * FAMILIES
         );
+    }
+
+    #[test]
+    fn a_generation_abandoned_stops_at_a_topic_and_one_never_abandoned_completes() {
+        let broker = Arc::new(Broker::with_topics(3));
+        let full = broker.generate(4);
+        let mut body = Vec::new();
+        let flag = Arc::new(AtomicBool::new(false));
+        assert_eq!(broker.generate_unless(4, &mut body, &flag), Ok(()));
+        assert_eq!(body, full);
+        flag.store(true, Relaxed);
+        assert_eq!(broker.generate_unless(4, &mut body, &flag), Err(Abandoned));
+        assert!(body.len() < full.len() && full.starts_with(&body));
     }
 
     #[test]

@@ -165,6 +165,9 @@ impl Server {
 
 impl Drop for Server {
     fn drop(&mut self) {
+        // First, so that a generation in flight gives up rather than hold the runtime's shutdown
+        // (a blocking task) or the design's threads (joined when it drops) until it finishes.
+        self.generator.stop();
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
@@ -326,6 +329,10 @@ async fn respond<E: MetricsEndpoint>(
     };
     let gzip = accepts_gzip(&request);
     Ok(match context.endpoint.scrape(scrape).await {
+        // The body may be a generation given up part-way; the client is being cut off anyway.
+        Answer::Exposition(_) if context.generator.stopped() => {
+            plain(StatusCode::SERVICE_UNAVAILABLE, "server stopping\n")
+        }
         Answer::Exposition(exposition) => {
             // Compressed here, on the server's thread, as a servlet filter would: per response,
             // or once per generation where the design shares the compressed body.

@@ -12,7 +12,7 @@ use coalesce_lab::Freshness;
 use coalesce_lab::exposition::checksum;
 use coalesce_lab::load::{Load, LoadGenerator, Plan};
 use coalesce_lab::server::{CHECKSUM_HEADER, GENERATION_HEADER};
-use common::{GET_METRICS, for_each_design, raw_exchange, small_broker, start_design};
+use common::{GET_METRICS, designs, for_each_design, raw_exchange, small_broker, start_design};
 
 /// 32 users × 40 requests each through the load generator, every served body checked against
 /// its checksum header by the client, and the recorded history against the server's log.
@@ -342,4 +342,57 @@ fn a_closed_loop_ends_at_its_budget_with_what_it_saw() {
         completed >= tally.served as f64 - 16.0,
         "{completed} of {tally:?}"
     );
+}
+
+/// A server stopped while it generates gives the generation up at its next topic instead of
+/// finishing it for nobody, and answers no client with what it had: the client that asked gets a
+/// 503 or a closed connection, never a truncated body. (`static-body` generates once, before it
+/// serves.)
+#[test]
+fn a_server_stopped_mid_generation_gives_it_up_and_serves_none_of_it() {
+    use std::io::{Read, Write};
+    // 2,000 topics × 1.5 million rounds: seconds of stats collection, a few ms per topic.
+    let broker =
+        Arc::new(coalesce_lab::exposition::Broker::with_topics(2_000).collecting(1_500_000));
+    for design in designs()
+        .into_iter()
+        .filter(|d| d.freshness != Freshness::Fixed)
+    {
+        let name = design.name;
+        let generator = Arc::new(coalesce_lab::Generator::new(Arc::clone(&broker)));
+        let server = start_design(name, Arc::clone(&generator), None);
+        let addr = server.addr();
+        let client = std::thread::spawn(move || {
+            let mut stream = std::net::TcpStream::connect(addr).expect("connect");
+            stream
+                .set_read_timeout(Some(Duration::from_secs(30)))
+                .expect("a read timeout guards against a hang");
+            stream.write_all(GET_METRICS).expect("send");
+            let mut bytes = Vec::new();
+            // A reset is a connection cut off, like an end of stream.
+            let _ = stream.read_to_end(&mut bytes);
+            bytes
+        });
+        let asked = Instant::now();
+        while generator.started() == 0 {
+            assert!(
+                asked.elapsed() < Duration::from_secs(10),
+                "{name}: never generated"
+            );
+            std::thread::sleep(Duration::from_millis(1));
+        }
+        drop(server);
+        let spans = generator.spans();
+        assert!(
+            spans[0].abandoned && spans[0].finished.is_none(),
+            "{name}: {spans:?}"
+        );
+        let answer = client.join().expect("client");
+        let head = String::from_utf8_lossy(&answer[..answer.len().min(12)]).into_owned();
+        assert!(
+            answer.is_empty() || head == "HTTP/1.1 503",
+            "{name}: answered {head:?}, {} bytes",
+            answer.len()
+        );
+    }
 }

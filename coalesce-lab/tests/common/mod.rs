@@ -58,6 +58,23 @@ pub fn for_each_design(
     });
 }
 
+/// Every design, without starting a server of it.
+pub fn designs() -> Vec<Design> {
+    struct List(Vec<Design>);
+    impl ImplementationVisitor for List {
+        fn visit<E: MetricsEndpoint>(&mut self) {
+            self.0.push(Design {
+                name: E::NAME,
+                freshness: E::FRESHNESS,
+                admits: E::ADMITS,
+            });
+        }
+    }
+    let mut list = List(Vec::new());
+    for_each_implementation(&mut list);
+    list.0
+}
+
 /// A new server of the design called `name`.
 pub fn start_design(name: &str, generator: Arc<Generator>, timeout: Option<Duration>) -> Server {
     struct Start {
