@@ -23,7 +23,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use labkit::env::Environment;
 use labkit::lab::Describe;
-use labkit::lab::{Selection, Vocabulary, counted_cases_of};
+use labkit::lab::{Selection, Vocabulary, counted_cases_of, run_words};
 use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 use labkit::report::{Row, environment_section, paired_table};
 
@@ -292,10 +292,12 @@ fn bench(args: &BenchArgs) -> Result<()> {
         } else {
             LinkOrder::ShuffledPerPass
         };
+        let lab_words = run_words(lab, mode, &words);
         let measured = stages::measure(&passes::LabRun {
             lab,
             mode,
-            words: &words,
+            words: &lab_words,
+            filtered: !words.is_empty(),
             binaries,
             work: &work,
             link_order,

@@ -101,6 +101,8 @@ pub struct LabRun<'a> {
     pub lab: crate::labs::LabRef,
     pub mode: RunMode,
     pub words: &'a [String],
+    /// Whether the words were given (a partial run), not the lab's quick selection.
+    pub filtered: bool,
     pub binaries: &'a BenchBinaries,
     pub work: &'a Path,
     pub link_order: LinkOrder,

@@ -198,7 +198,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
             allocation,
             instructions,
             wall_time,
-            filtered: !words.is_empty(),
+            filtered: lab_run.filtered,
         }),
         ..timed.method
     };

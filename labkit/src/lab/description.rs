@@ -30,6 +30,8 @@ pub struct Description {
     pub cost_buckets: Buckets,
     #[serde(default)]
     pub tools: Vec<Tool>,
+    #[serde(default, deserialize_with = "kept_strs")]
+    pub quick_selection: Vec<Kept>,
 }
 
 const MODES: [RunMode; 3] = [RunMode::Full, RunMode::Quick, RunMode::Smoke];
@@ -47,6 +49,7 @@ impl Description {
             counted_ops: lab.counted_ops(),
             cost_buckets: lab.cost_buckets(),
             tools: lab.tools(),
+            quick_selection: lab.quick_selection(),
         }
     }
 
@@ -93,6 +96,9 @@ impl Describe for Description {
     fn tools(&self) -> Vec<Tool> {
         self.tools.clone()
     }
+    fn quick_selection(&self) -> Vec<&'static str> {
+        self.quick_selection.clone()
+    }
 }
 
 /// A `&'static str` that a description read by the driver keeps ([`kept_str`]). The alias also
@@ -128,6 +134,7 @@ mod tests {
         }
         assert_eq!(read.cost_buckets(), TINY.cost_buckets());
         assert_eq!(read.experiments(), TINY.experiments());
+        assert_eq!(read.quick_selection(), TINY.quick_selection());
         assert!(Description::parse("{\"name\": 1}").is_err());
     }
 }

@@ -414,6 +414,11 @@ pub trait Describe: Sync {
     fn tools(&self) -> Vec<crate::tools::Tool> {
         Vec::new()
     }
+    /// The names ([`Selection`] words) a quick run given none measures: the cases a lab's
+    /// targets are about, when all of its cases do not fit a quick run. Empty: every case.
+    fn quick_selection(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
 }
 
 /// A lab that can run its cases: what the measurement binaries need beyond its description.

@@ -2,7 +2,7 @@
 //! derives.
 
 use super::{BenchCase, Describe, Experiment, Parameter, experiment};
-use crate::record::{BenchId, reference_roles};
+use crate::record::{BenchId, RunMode, reference_roles};
 
 /// The names of a lab's three id dimensions, each in order and without repeats.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -110,6 +110,19 @@ impl Selection {
     pub fn selects(&self, id: &BenchId) -> bool {
         self.selects_implementation(&id.implementation)
             && self.selects_case(&id.experiment, &id.parameter)
+    }
+}
+
+/// The words a run of `mode` measures: those `given`, or, for a quick run given none, the lab's
+/// [`Describe::quick_selection`].
+pub fn run_words(lab: &dyn Describe, mode: RunMode, given: &[String]) -> Vec<String> {
+    if mode == RunMode::Quick && given.is_empty() {
+        lab.quick_selection()
+            .into_iter()
+            .map(str::to_owned)
+            .collect()
+    } else {
+        given.to_vec()
     }
 }
 

@@ -125,3 +125,16 @@ fn cases_round_trip_and_reject_malformed_ids() {
         assert!(bad.parse::<BenchCase>().is_err(), "{bad}");
     }
 }
+
+#[test]
+fn a_quick_run_given_no_names_measures_the_lab_s_quick_selection_only() {
+    let given = words(&["fast"]);
+    assert_eq!(run_words(&TINY, RunMode::Quick, &[]), words(&["small"]));
+    assert_eq!(
+        run_words(&TINY, RunMode::Quick, &given),
+        given,
+        "names given win"
+    );
+    assert!(run_words(&TINY, RunMode::Full, &[]).is_empty());
+    assert!(run_words(&TINY, RunMode::Smoke, &[]).is_empty());
+}

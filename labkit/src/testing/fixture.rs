@@ -69,6 +69,10 @@ impl Describe for TinyLab {
     fn experiments(&self) -> &[Experiment] {
         self.described.experiments()
     }
+
+    fn quick_selection(&self) -> Vec<&'static str> {
+        vec!["small"]
+    }
 }
 
 impl Lab for TinyLab {

@@ -37,6 +37,11 @@ macro_rules! lab_conformance {
         }
 
         #[test]
+        fn conformance_the_quick_selection_names_the_lab_s_own_cases() {
+            $crate::testing::quick_selection_is_the_lab_s_own(&$lab);
+        }
+
+        #[test]
         fn conformance_registry_modules_are_named_like_their_implementations() {
             use $crate::registry_module_names;
             $crate::testing::registry_matches(&$lab, &$registry!(registry_module_names));
@@ -135,6 +140,24 @@ pub fn names_are_distinct(lab: &dyn crate::lab::Describe) {
             e.name
         );
     }
+}
+
+/// A quick selection ([`crate::lab::Describe::quick_selection`]) is names of the lab's own that
+/// select at least one timed cell: a quick run given no names never fails or measures nothing.
+pub fn quick_selection_is_the_lab_s_own(lab: &dyn crate::lab::Describe) {
+    let words: Vec<String> = lab
+        .quick_selection()
+        .into_iter()
+        .map(str::to_owned)
+        .collect();
+    let selection = crate::lab::Selection::parse(lab, &words).unwrap_or_else(|e| panic!("{e}"));
+    assert!(
+        crate::lab::timed_ids(lab)
+            .iter()
+            .any(|id| selection.selects(id)),
+        "{}: the quick selection selects no timed cell",
+        lab.name()
+    );
 }
 
 pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Parameter) -> bool) {
@@ -330,6 +353,7 @@ mod tests {
     fn the_fixture_lab_conforms() {
         every_case_opens_and_runs(&TINY, |_, _| true);
         registry_matches(&TINY, &["base", "fast"]);
+        quick_selection_is_the_lab_s_own(&TINY);
         report_renders(&TINY);
         answers_name_the_description(&TINY);
     }
