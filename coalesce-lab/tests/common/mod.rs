@@ -34,28 +34,11 @@ pub fn for_each_design(
     timeout: Option<Duration>,
     mut check: impl FnMut(Design, Server),
 ) {
-    struct Visit<'a, F> {
-        broker: &'a Arc<Broker>,
-        timeout: Option<Duration>,
-        check: &'a mut F,
+    for design in designs() {
+        let generator = Arc::new(Generator::new(Arc::clone(broker)));
+        let server = start_design(design.name, generator, timeout);
+        check(design, server);
     }
-    impl<F: FnMut(Design, Server)> ImplementationVisitor for Visit<'_, F> {
-        fn visit<E: MetricsEndpoint>(&mut self) {
-            let generator = Arc::new(Generator::new(Arc::clone(self.broker)));
-            let server = Server::start::<E>(generator, self.timeout).expect("server starts");
-            let design = Design {
-                name: E::NAME,
-                freshness: E::FRESHNESS,
-                admits: E::ADMITS,
-            };
-            (self.check)(design, server);
-        }
-    }
-    for_each_implementation(&mut Visit {
-        broker,
-        timeout,
-        check: &mut check,
-    });
 }
 
 /// Every design, without starting a server of it.
