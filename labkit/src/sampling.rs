@@ -23,9 +23,10 @@ pub type Sampler = Box<dyn FnMut() -> f64>;
 
 /// What a lab's `compare` binary provides.
 pub trait SampleSource {
-    /// The cases `filters` (experiment and parameter names) select; an error names an unknown
-    /// word and lists the valid ones.
-    fn cases(&self, filters: &[String]) -> Result<Vec<BenchCase>, String>;
+    /// The cases `filters` (experiment and parameter names) select on which every one of
+    /// `implementations` is measured; an error names an unknown word and lists the valid ones.
+    fn cases(&self, implementations: &[&str], filters: &[String])
+    -> Result<Vec<BenchCase>, String>;
 
     /// `implementation` prepared (and warmed up) on `case`.
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Sampler, String>;
@@ -68,7 +69,7 @@ fn compare_in_process(source: &impl SampleSource, args: &RunArgs) -> Result<(), 
     };
     let (rounds, pairs) = rounds_for(args.mode());
     let mut records: Vec<Record> = Vec::new();
-    for case in source.cases(names)? {
+    for case in source.cases(&[a.as_str(), b.as_str()], names)? {
         eprintln!("compare: {case}: {a} vs {b}");
         let samples = run_rounds(
             rounds,
@@ -105,7 +106,7 @@ pub fn serve(
         let reply = match verb {
             "cases" => {
                 let filters: Vec<String> = rest.split_whitespace().map(str::to_owned).collect();
-                source.cases(&filters).map(|cases| {
+                source.cases(&[implementation], &filters).map(|cases| {
                     let ids: Vec<String> = cases.iter().map(ToString::to_string).collect();
                     ids.join(" ")
                 })
@@ -195,7 +196,7 @@ mod tests {
     struct Fixed;
 
     impl SampleSource for Fixed {
-        fn cases(&self, filters: &[String]) -> Result<Vec<BenchCase>, String> {
+        fn cases(&self, _: &[&str], filters: &[String]) -> Result<Vec<BenchCase>, String> {
             let all = [BenchCase::new("e", "p1"), BenchCase::new("e", "p2")];
             match filters {
                 [] => Ok(all.to_vec()),

@@ -111,7 +111,7 @@ pub(super) fn kept_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, 
     String::deserialize(d).map(keep)
 }
 
-fn kept_strs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
+pub(super) fn kept_strs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
     Vec::<String>::deserialize(d).map(|v| v.into_iter().map(keep).collect())
 }
 

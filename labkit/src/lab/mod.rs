@@ -18,11 +18,13 @@ mod catalog;
 mod counted;
 mod description;
 mod selection;
+mod timing;
 
 pub use catalog::*;
 pub use counted::*;
 pub use description::*;
 pub use selection::*;
+pub use timing::*;
 
 /// How an experiment's operation behaves when it is repeated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -132,6 +134,10 @@ pub struct Experiment {
     /// Whether the allocation run also records the heap its runner holds after the measured
     /// operations, as retained bytes: a steady structure's footprint at the end of a run.
     pub footprint_at_end: bool,
+    /// The implementations measured on it, the lab's baseline among them (a cross-check that
+    /// needs only some designs); empty: all of the lab's. Its parameters are not counted.
+    #[serde(default, deserialize_with = "description::kept_strs")]
+    pub implementations: Vec<Kept>,
 }
 
 /// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
@@ -175,6 +181,7 @@ impl Experiment {
             throughput: false,
             process_costs: false,
             footprint_at_end: false,
+            implementations: Vec::new(),
         }
     }
 
@@ -196,6 +203,11 @@ impl Experiment {
     /// Whether it is timed (and allocation-measured per operation).
     pub fn is_timed(&self) -> bool {
         self.kind != Kind::Retained
+    }
+
+    /// Whether `implementation` is measured on it ([`Experiment::implementations`]).
+    pub fn measures(&self, implementation: &str) -> bool {
+        self.implementations.is_empty() || self.implementations.contains(&implementation)
     }
 
     pub fn parameter(&self, name: &str) -> Option<&Parameter> {
@@ -328,58 +340,6 @@ pub trait Runner {
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration;
 }
 
-/// How the wall-time stage samples one lab in one run mode (see [`crate::measure::pass_main`]).
-///
-/// A run is `passes` separate processes, each linked with its own code order and started with its
-/// own stack and heap offsets and case order; in each, every cell of a row (the row's
-/// implementations and the baseline's A/A twin) is sampled `rounds` times, interleaved, each
-/// sample at least `sample` long. A cell's value in a pass is the median of its samples; verdicts
-/// are taken across passes ([`crate::compare`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Timing {
-    pub passes: usize,
-    /// Passes a cell still undecided after `passes` gets in all, on its cases only
-    /// ([`crate::compare::agreeing_needed`]); `passes` for none.
-    pub extended_passes: usize,
-    pub rounds: usize,
-    pub sample: Duration,
-    /// Operations in the allocation run of a steady case (within the experiment's cap, at least
-    /// the parameter's minimum).
-    pub profile_ops: u64,
-}
-
-impl Timing {
-    /// The kit's settings: eight passes in a full run (a verdict then needs eight of eight, a
-    /// nominal false-positive rate of 2/2⁸ = 0.8 % per cell), and eight more for the cases still
-    /// undecided (15 of 16, 0.81 % over the sequence); six in a quick one (3.1 %), and two
-    /// single-sample passes in a smoke run, which only proves the pipeline runs.
-    pub fn standard(mode: RunMode) -> Self {
-        match mode {
-            RunMode::Full => Self {
-                passes: crate::compare::STANDARD_PASSES,
-                extended_passes: 2 * crate::compare::STANDARD_PASSES,
-                rounds: 9,
-                sample: Duration::from_millis(3),
-                profile_ops: 200_000,
-            },
-            RunMode::Quick => Self {
-                passes: 6,
-                extended_passes: 6,
-                rounds: 5,
-                sample: Duration::from_millis(1),
-                profile_ops: 20_000,
-            },
-            RunMode::Smoke => Self {
-                passes: 2,
-                extended_passes: 2,
-                rounds: 1,
-                sample: Duration::ZERO,
-                profile_ops: 1_000,
-            },
-        }
-    }
-}
-
 /// What a lab says about itself: data only, so the driver can hold it as a [`Description`] read
 /// from the lab's binary (`lab --describe`) without linking the lab. Implemented once per lab
 /// crate, beside its [`Lab`].
@@ -474,6 +434,14 @@ fn locate(
         .position(|e| e.name == case.experiment)
         .ok_or_else(|| unknown_experiment(lab, experiments, &case.experiment))?;
     let experiment = &experiments[e];
+    if !experiment.measures(implementation) {
+        return Err(format!(
+            "{}: `{implementation}` is not measured on {}; it measures {}",
+            lab.name(),
+            experiment.name,
+            experiment.implementations.join(", ")
+        ));
+    }
     let p = experiment
         .parameters
         .iter()

@@ -148,29 +148,33 @@ pub fn single_threaded(lab: &dyn Describe, id: &BenchId) -> bool {
         .unwrap_or(false)
 }
 
-/// The cases whose instructions are counted, in the order the instruction bench numbers them.
+/// The cases whose instructions are counted, in the order the instruction bench numbers them
+/// (not those of an experiment that measures only some implementations).
 pub fn counted_cases_of(lab: &dyn Describe) -> Vec<BenchCase> {
-    cases(lab, |e, p| e.is_timed() && p.counted)
+    cases(lab, |e, p| {
+        e.is_timed() && p.counted && e.implementations.is_empty()
+    })
 }
 
-/// Every id the wall-time stage measures: each timed case's implementations and the baseline's
-/// reference cells.
+/// Every id the wall-time stage measures: each timed case's implementations (those its
+/// experiment measures) and the baseline's reference cells.
 pub fn timed_ids(lab: &dyn Describe) -> Vec<BenchId> {
     let implementations = lab.implementations();
-    cases(lab, |e, _| e.is_timed())
-        .iter()
-        .flat_map(|case| {
-            let references = implementations.first().map_or_else(Vec::new, |b| {
+    let Some(baseline) = implementations.first() else {
+        return Vec::new();
+    };
+    let mut ids = Vec::new();
+    for e in lab.experiments().iter().filter(|e| e.is_timed()) {
+        for p in &e.parameters {
+            let case = BenchCase::new(e.name, &p.name);
+            let measured = implementations.iter().filter(|i| e.measures(i));
+            ids.extend(measured.map(|i| case.id(i)));
+            ids.extend(
                 reference_roles()
                     .into_iter()
-                    .map(|role| case.id(b).with_role(role))
-                    .collect()
-            });
-            implementations
-                .iter()
-                .map(|i| case.id(i))
-                .chain(references)
-                .collect::<Vec<_>>()
-        })
-        .collect()
+                    .map(|role| case.id(baseline).with_role(role)),
+            );
+        }
+    }
+    ids
 }

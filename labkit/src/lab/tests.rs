@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::record::{Role, reference_roles};
-use crate::testing::fixture::TINY;
+use crate::testing::fixture::{NARROW, TINY};
 
 fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|s| s.to_string()).collect()
@@ -137,4 +137,29 @@ fn a_quick_run_given_no_names_measures_the_lab_s_quick_selection_only() {
     );
     assert!(run_words(&TINY, RunMode::Full, &[]).is_empty());
     assert!(run_words(&TINY, RunMode::Smoke, &[]).is_empty());
+}
+
+#[test]
+fn an_experiment_that_measures_some_implementations_has_cells_of_those_only() {
+    let lab = &NARROW;
+    let op_cells: Vec<String> = timed_ids(lab)
+        .into_iter()
+        .filter(|id| id.experiment == "op")
+        .map(|id| id.cell_name())
+        .collect();
+    assert!(
+        op_cells.iter().all(|c| !c.starts_with("fast")),
+        "{op_cells:?}"
+    );
+    assert_eq!(op_cells.len(), 2 * (1 + reference_roles().len()));
+    assert!(
+        counted_cases_of(lab).iter().all(|c| c.experiment != "op"),
+        "not counted"
+    );
+    let err = resolve(lab, "fast", &BenchCase::new("op", "small")).unwrap_err();
+    assert_eq!(
+        err,
+        "narrow: `fast` is not measured on op; it measures base"
+    );
+    assert!(resolve(lab, "fast", &BenchCase::new("cleanup", "small")).is_ok());
 }

@@ -195,7 +195,9 @@ pub fn alloc_main(lab: &dyn Lab) {
         }
         for experiment in lab.experiments() {
             for parameter in &experiment.parameters {
-                if !selection.selects_case(experiment.name, &parameter.name) {
+                if !selection.selects_case(experiment.name, &parameter.name)
+                    || !experiment.measures(implementation)
+                {
                     continue;
                 }
                 let case = BenchCase::new(experiment.name, &parameter.name);
@@ -328,10 +330,16 @@ fn open_timed(
 struct LabSamples(&'static dyn Lab);
 
 impl SampleSource for LabSamples {
-    fn cases(&self, filters: &[String]) -> Result<Vec<BenchCase>, String> {
+    fn cases(
+        &self,
+        implementations: &[&str],
+        filters: &[String],
+    ) -> Result<Vec<BenchCase>, String> {
         let selection = Selection::parse(self.0, filters)?;
         Ok(crate::lab::cases(self.0, |e, p| {
-            e.is_timed() && selection.selects_case(e.name, &p.name)
+            e.is_timed()
+                && selection.selects_case(e.name, &p.name)
+                && implementations.iter().all(|i| e.measures(i))
         }))
     }
 

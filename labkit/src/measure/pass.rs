@@ -203,7 +203,7 @@ fn pass_case(
     let implementations = lab.implementations();
     let mut ids: Vec<BenchId> = implementations
         .iter()
-        .filter(|i| selection.selects_implementation(i))
+        .filter(|i| selection.selects_implementation(i) && experiment.measures(i))
         .map(|i| case.id(i))
         .collect();
     let baseline = implementations.first().map(|b| case.id(b));

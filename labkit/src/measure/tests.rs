@@ -83,7 +83,7 @@ fn the_peak_heap_is_the_highest_of_every_run_of_the_allocation_process() {
         peak.value
     );
 }
-use crate::testing::fixture::TINY;
+use crate::testing::fixture::{NARROW, TINY};
 
 fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|s| s.to_string()).collect()
@@ -162,9 +162,14 @@ fn calibration_reaches_the_target_from_the_minimum_within_the_cap() {
 #[test]
 fn samples_come_from_timed_cases_only() {
     let source = LabSamples(&TINY);
-    assert_eq!(source.cases(&[]).unwrap().len(), 3);
-    assert_eq!(source.cases(&words(&["cleanup"])).unwrap().len(), 1);
-    assert!(source.cases(&words(&["nope"])).is_err());
+    assert_eq!(source.cases(&[], &[]).unwrap().len(), 3);
+    assert_eq!(source.cases(&[], &words(&["cleanup"])).unwrap().len(), 1);
+    assert!(source.cases(&[], &words(&["nope"])).is_err());
+    // `op` measures `base` only there: `fast` is compared on the cleanup alone.
+    let narrow = LabSamples(&NARROW);
+    assert_eq!(narrow.cases(&["base"], &[]).unwrap().len(), 3);
+    let cases = narrow.cases(&["base", "fast"], &[]).unwrap();
+    assert_eq!(cases, [BenchCase::new("cleanup", "small")]);
     let mut sample = source.open("fast", &BenchCase::new("op", "small")).unwrap();
     assert_eq!(sample(), 1.0, "the idle runner reports 1 ns per op");
     assert!(

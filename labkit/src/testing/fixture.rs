@@ -82,9 +82,26 @@ impl Lab for TinyLab {
     }
 }
 
+/// The fixture lab with its `op` experiment measuring `base` only ([`Experiment::implementations`]).
+pub static NARROW: TinyLab = TinyLab {
+    name: "narrow",
+    implementations: ["base", "fast"],
+    described: Described::new(narrow_experiments),
+};
+
+fn narrow_experiments() -> Vec<Typed<()>> {
+    let mut experiments = experiment_list();
+    experiments[0].implementations = vec!["base"];
+    experiments.into_iter().map(Typed::from).collect()
+}
+
+fn tiny_experiments() -> Vec<Typed<()>> {
+    experiment_list().into_iter().map(Typed::from).collect()
+}
+
 /// The fixture's experiments: a steady op on one counted and one threaded case, a one-shot
 /// cleanup, a retained footprint.
-fn tiny_experiments() -> Vec<Typed<()>> {
+fn experiment_list() -> Vec<Experiment> {
     let shared = Parameter::threaded("shared-4", "4 threads", 4, 4);
     vec![
         Experiment::new(
@@ -106,9 +123,6 @@ fn tiny_experiments() -> Vec<Typed<()>> {
             vec![Parameter::new("big", "big", false)],
         ),
     ]
-    .into_iter()
-    .map(Typed::from)
-    .collect()
 }
 
 impl LabReport for TinyLab {

@@ -37,6 +37,11 @@ macro_rules! lab_conformance {
         }
 
         #[test]
+        fn conformance_an_experiment_s_implementations_are_the_lab_s_with_its_baseline() {
+            $crate::testing::experiment_implementations_are_the_lab_s_own(&$lab);
+        }
+
+        #[test]
         fn conformance_the_quick_selection_names_the_lab_s_own_cases() {
             $crate::testing::quick_selection_is_the_lab_s_own(&$lab);
         }
@@ -142,6 +147,27 @@ pub fn names_are_distinct(lab: &dyn crate::lab::Describe) {
     }
 }
 
+/// An experiment that measures only some implementations names the lab's own, its baseline
+/// among them: the verdicts and reference cells of its cases are the baseline's.
+pub fn experiment_implementations_are_the_lab_s_own(lab: &dyn crate::lab::Describe) {
+    let implementations = lab.implementations();
+    for e in lab
+        .experiments()
+        .iter()
+        .filter(|e| !e.implementations.is_empty())
+    {
+        for named in &e.implementations {
+            assert!(implementations.contains(named), "{}: `{named}`", e.name);
+        }
+        assert!(
+            e.measures(implementations[0]),
+            "{}: its implementations leave out the baseline `{}`",
+            e.name,
+            implementations[0]
+        );
+    }
+}
+
 /// A quick selection ([`crate::lab::Describe::quick_selection`]) is names of the lab's own that
 /// select at least one timed cell: a quick run given no names never fails or measures nothing.
 pub fn quick_selection_is_the_lab_s_own(lab: &dyn crate::lab::Describe) {
@@ -181,6 +207,15 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
         };
         for implementation in lab.implementations() {
             let id = case.id(implementation);
+            if !e.measures(implementation) {
+                let err = lab.open(implementation, case).err();
+                let refused = err.is_some_and(|err| err.contains("is not measured on"));
+                assert!(
+                    refused,
+                    "{id}: opens, but its experiment does not measure it"
+                );
+                continue;
+            }
             let mut runner = lab
                 .open(implementation, case)
                 .unwrap_or_else(|err| panic!("{id} does not open: {err}"));
@@ -252,7 +287,9 @@ fn full_set(lab: &dyn crate::lab::Describe) -> ResultSet {
                 records.push(Record::new(id.clone(), metric, factor(&id) * 50.0));
             }
         }
-        for case in cases(lab, |e, _| e.kind == Kind::Retained) {
+        for case in cases(lab, |e, _| {
+            e.kind == Kind::Retained && e.measures(implementation)
+        }) {
             let id = case.id(implementation);
             for metric in [Metric::RetainedBytes, Metric::RetainedUsableBytes] {
                 records.push(Record::new(id.clone(), metric, factor(&id) * 4096.0));
@@ -346,7 +383,7 @@ pub fn targets_name_the_lab_s_own(
 
 #[cfg(test)]
 mod tests {
-    use super::fixture::TINY;
+    use super::fixture::{NARROW, TINY};
     use super::*;
 
     #[test]
@@ -354,6 +391,10 @@ mod tests {
         every_case_opens_and_runs(&TINY, |_, _| true);
         registry_matches(&TINY, &["base", "fast"]);
         quick_selection_is_the_lab_s_own(&TINY);
+        experiment_implementations_are_the_lab_s_own(&TINY);
+        // An implementation its experiment does not measure is refused, not opened.
+        every_case_opens_and_runs(&NARROW, |_, _| true);
+        experiment_implementations_are_the_lab_s_own(&NARROW);
         report_renders(&TINY);
         answers_name_the_description(&TINY);
     }
