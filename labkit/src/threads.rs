@@ -1,6 +1,8 @@
 //! A measured window over several threads, for runners of multi-thread shapes: every thread does
-//! its untimed preparation, the window opens once all are ready, and the clock runs from their
-//! common start until the last one is done.
+//! its untimed preparation, the window opens once all are ready, and the clock runs from the
+//! first thread's release until the last one is done, each read by the thread itself: on
+//! oversubscribed cores, a coordinating thread woken after the release may run only after some
+//! workers have finished, and a clock it started then would miss their work.
 
 use std::cell::RefCell;
 use std::sync::Barrier;
@@ -35,9 +37,10 @@ impl<'a> Gate<'a> {
 }
 
 /// Runs each of `threads` on a scoped thread of its own, opens `window` once every one has
-/// reached its gate, starts the clock as they are released, stops it when the last one has
-/// returned, then closes `window`. Returns the measured wall time. A single thread runs on the
-/// calling thread, with no spawn or barrier (its stack is the one the pass placed).
+/// reached its gate, releases them together, and closes `window` once all have returned. Returns
+/// the measured wall time: from the first thread's release to the last one's return, as the
+/// threads read the clock themselves. A single thread runs on the calling thread, with no spawn
+/// or barrier (its stack is the one the pass placed).
 pub fn timed_threads(window: &mut dyn Window, threads: Vec<TimedThread<'_>>) -> Duration {
     if threads.len() == 1 {
         let thread = threads.into_iter().next().expect("one thread");
@@ -57,28 +60,38 @@ pub fn timed_threads(window: &mut dyn Window, threads: Vec<TimedThread<'_>>) -> 
     let ready = Barrier::new(threads.len() + 1);
     let start = Barrier::new(threads.len() + 1);
     let done = Barrier::new(threads.len() + 1);
+    let edges = std::sync::Mutex::new(None::<(Instant, Instant)>);
     std::thread::scope(|scope| {
         for thread in threads {
-            let (ready, start, done) = (&ready, &start, &done);
+            let (ready, start, done, edges) = (&ready, &start, &done, &edges);
             scope.spawn(move || {
+                let released = std::cell::Cell::new(None);
                 let gate = Gate::new(|| {
                     ready.wait();
                     start.wait();
+                    released.set(Some(Instant::now()));
                 });
                 thread(&gate);
                 gate.pass();
+                let ended = Instant::now();
+                let released = released.get().unwrap_or(ended);
+                let mut edges = edges.lock().unwrap_or_else(|e| e.into_inner());
+                *edges = Some(match *edges {
+                    Some((first, last)) => (first.min(released), last.max(ended)),
+                    None => (released, ended),
+                });
+                drop(edges);
                 done.wait();
             });
         }
         ready.wait();
         window.open();
         start.wait();
-        let began = Instant::now();
         done.wait();
-        let elapsed = began.elapsed();
         window.close();
-        elapsed
-    })
+    });
+    let edges = edges.into_inner().unwrap_or_else(|e| e.into_inner());
+    edges.map_or(Duration::ZERO, |(first, last)| last - first)
 }
 
 #[cfg(test)]
@@ -106,6 +119,8 @@ mod tests {
         }
         fn count(&mut self, _: crate::record::EventName, _: u64) {}
         fn completed(&mut self, _: f64) {}
+        fn heap_measured(&mut self, _: crate::lab::MeasuredHeap) {}
+        fn failed(&mut self, _: String) {}
     }
 
     #[test]
