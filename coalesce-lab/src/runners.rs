@@ -3,7 +3,7 @@
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use labkit::lab::{Runner, Window};
+use labkit::lab::{MeasuredHeap, Runner, Window};
 use labkit::latency::LatencySink;
 use labkit::record::EventName;
 
@@ -380,5 +380,13 @@ impl Window for ServerEdges<'_> {
 
     fn completed(&mut self, ops: f64) {
         self.window.completed(ops);
+    }
+
+    fn heap_measured(&mut self, heap: MeasuredHeap) {
+        self.window.heap_measured(heap);
+    }
+
+    fn failed(&mut self, reason: String) {
+        self.window.failed(reason);
     }
 }

@@ -3,8 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Describe, Described, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner,
-    Timing, Typed,
+    BenchCase, Describe, Described, Experiment, JvmSources, Kind, Lab, LatencyRecording, Parameter,
+    Runner, Timing, Typed,
 };
 use labkit::record::{EventName, Record, ResultSet, RunMode};
 use labkit::table::format_count;
@@ -21,6 +21,23 @@ pub static LAB: DedupLab = DedupLab;
 pub const LOST_RACES: EventName = EventName::new("lost-races");
 
 pub struct DedupLab;
+
+/// The PR's two JMH arms written in Java on a real `ConcurrentHashMap<String, Long>`
+/// (`jvm/dedup/`), the JVM baseline first, and the JVM's harness floor: measured on the
+/// admission shapes and the footprint growth cases.
+const JVM_DESIGNS: [&str; 3] = ["jvm-monitor", "jvm-replace", labkit::record::JVM_FLOOR];
+
+const JVM_SOURCES: JvmSources = labkit::jvm_sources!(
+    "dedup.DedupLab",
+    "dedup/DedupLab.java",
+    "dedup/Dedup.java",
+    "dedup/Watermarks.java",
+    "dedup/Monitor.java",
+    "dedup/Replace.java",
+    "dedup/Floor.java",
+    "dedup/Shape.java",
+    "dedup/Worker.java",
+);
 
 /// Admission checks on every shape.
 pub(crate) const ADMISSION: &str = "admission";
@@ -128,6 +145,7 @@ fn experiments() -> Vec<Typed<Target>> {
         window_warm_up: WINDOW_WARM_UP,
         // Each sample admits on a fresh deduplicator with freshly connected producers.
         fresh_per_sample: true,
+        jvm: true,
         ..Experiment::of(
             ADMISSION,
             "one admission check (NotDup, Dup or Unknown) of a producer's next sequence id",
@@ -209,11 +227,14 @@ fn experiments() -> Vec<Typed<Target>> {
         Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1),
         Target::Purge { purging: true },
     )]);
-    let footprint = Experiment::of(
-        FOOTPRINT,
-        "heap retained after one message from each of n producers",
-        Kind::Retained,
-    )
+    let footprint = Experiment {
+        jvm: true,
+        ..Experiment::of(
+            FOOTPRINT,
+            "heap retained after one message from each of n producers",
+            Kind::Retained,
+        )
+    }
     .on(GROWTH.iter().map(|&g| {
         let parameter = Parameter::new(&g.name(), &g.label(), false);
         (parameter, Target::Footprint(g))
@@ -243,6 +264,13 @@ impl Describe for DedupLab {
 
     fn implementations(&self) -> Vec<&'static str> {
         crate::measured_names()
+            .into_iter()
+            .chain(JVM_DESIGNS)
+            .collect()
+    }
+
+    fn jvm_designs(&self) -> Vec<&'static str> {
+        JVM_DESIGNS.to_vec()
     }
 
     fn experiments(&self) -> &[Experiment] {
@@ -275,6 +303,10 @@ impl Lab for DedupLab {
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
+    }
+
+    fn jvm_sources(&self) -> Option<JvmSources> {
+        Some(JVM_SOURCES)
     }
 }
 

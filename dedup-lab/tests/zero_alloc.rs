@@ -34,6 +34,10 @@ impl Window for BlocksInWindow {
     }
     fn count(&mut self, _: labkit::record::EventName, _: u64) {}
     fn completed(&mut self, _: f64) {}
+    fn heap_measured(&mut self, _: labkit::lab::MeasuredHeap) {}
+    fn failed(&mut self, reason: String) {
+        panic!("a Rust design's run failed: {reason}");
+    }
 }
 
 struct SteadyState {

@@ -182,11 +182,15 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let set = with_derived(lab, set.clone());
     let document = lab.report(&set);
     let implementations = lab.implementations();
+    let baselines = crate::lab::baselines(lab);
     let page = |page: &Page| -> Result<String, String> {
         let values: Vec<(&str, String)> = page
             .blocks
             .iter()
-            .map(|(slot, block)| (slot.as_str(), block_markdown(&set, block, &implementations)))
+            .map(|(slot, block)| {
+                let markdown = block_markdown(&set, block, &implementations, &baselines);
+                (slot.as_str(), markdown)
+            })
             .collect();
         fill(&page.template, &values)
     };
@@ -221,9 +225,8 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let answers = document.answers.as_ref().map_or(String::new(), |a| {
         format!("## Answers\n\n{}\n\n", a.check(&set).markdown)
     });
-    let baseline = implementations.first().copied().unwrap_or_default();
     let single_threaded = |id: &BenchId| crate::lab::single_threaded(lab, id);
-    let verdicts = crate::verdicts::verdict_section(&set, baseline, &single_threaded)
+    let verdicts = crate::verdicts::verdict_section(&set, &baselines, &single_threaded)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
     let links: Vec<String> = charts
@@ -259,10 +262,15 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     })
 }
 
-fn block_markdown(set: &ResultSet, block: &Block, implementations: &[&str]) -> String {
+fn block_markdown(
+    set: &ResultSet,
+    block: &Block,
+    implementations: &[&str],
+    baselines: &crate::record::Baselines,
+) -> String {
     match block {
         Block::Table(metric, rows) => {
-            comparison_table(set, *metric, rows, implementations).render()
+            comparison_table(set, *metric, rows, implementations, baselines).render()
         }
         Block::Latencies { operation, rows } => {
             let tables: String = rows

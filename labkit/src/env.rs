@@ -21,6 +21,38 @@ pub struct Environment {
     pub git_revision: String,
     /// UTC, `YYYY-MM-DDTHH:MM:SSZ`.
     pub date: String,
+    /// The JVM that ran a lab's JVM designs ([`jvm_runtime`]), or why there was none; absent in
+    /// older runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub jvm: Option<Result<String, String>>,
+}
+
+/// The JDK on `path` (the process's `PATH` when `None`): the runtime `java -version` names (its
+/// last line: the VM, its build and mode), when `javac` is there too; otherwise what is missing
+/// and how to get it.
+pub fn jvm_runtime(path: Option<&std::ffi::OsStr>) -> Result<String, String> {
+    let version = |program: &str| {
+        let mut command = Command::new(program);
+        if let Some(path) = path {
+            command.env("PATH", path);
+        }
+        command
+            .arg("-version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            // Both print their version on stderr.
+            .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_owned())
+    };
+    let missing = |program: &str| {
+        format!(
+            "no JDK (`{program}` not found on PATH; `apt-get install openjdk-17-jdk-headless` \
+             installs one)"
+        )
+    };
+    let java = version("java").ok_or_else(|| missing("java"))?;
+    version("javac").ok_or_else(|| missing("javac"))?;
+    Ok(java.lines().last().unwrap_or_default().trim().to_owned())
 }
 
 fn command_line(program: &str, args: &[&str], dir: &Path) -> Option<String> {
@@ -180,6 +212,7 @@ impl Environment {
                 revision
             },
             date: utc_timestamp(now),
+            jvm: Some(jvm_runtime(None)),
         }
     }
 
@@ -193,6 +226,7 @@ impl Environment {
             crates: BTreeMap::from([("criterion".to_owned(), "0.8.2".to_owned())]),
             git_revision: "abc1234".into(),
             date: "2026-11-30T00:00:00Z".into(),
+            jvm: None,
         }
     }
 }
@@ -200,6 +234,16 @@ impl Environment {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn without_java_on_the_path_there_is_no_jdk_and_the_reason_says_how_to_get_one() {
+        let empty = std::env::temp_dir().join(format!("labkit-no-jdk-{}", std::process::id()));
+        std::fs::create_dir_all(&empty).unwrap();
+        let missing = jvm_runtime(Some(empty.as_os_str())).unwrap_err();
+        std::fs::remove_dir_all(&empty).unwrap();
+        assert!(missing.starts_with("no JDK (`java` not found"), "{missing}");
+        assert!(missing.contains("openjdk-17-jdk-headless"), "{missing}");
+    }
 
     #[test]
     fn timestamps_are_utc_civil_dates() {

@@ -5,13 +5,15 @@
 //! statistics, formats and probes ([`stats`], [`table`], [`chart`], [`env`], [`alloc`],
 //! [`callgrind`], [`latency`]); records and ids ([`record`]); what records say ([`process`],
 //! [`compare`], [`passes`], [`footprint`], [`args`], [`paired`]); a lab's description and its
-//! measurement ([`lab`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
+//! measurement ([`lab`], [`jvm`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
 //! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`document`], [`writeup`],
 //! [`lab_binary`], [`testing`]).
 //!
 //! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
 //!   parameters, how a case runs, derived records), which every binary and the driver read.
 //! - [`measure`]: the `main` of every measurement binary, generic over a description.
+//! - [`jvm`]: a lab's designs written in Java, compiled with the JDK and measured on the JVM in
+//!   the same passes as the Rust ones.
 //! - [`lab_binary`]: the `main` of every lab's `lab` binary, through which the driver reads the
 //!   lab's description, derived records and report without linking it.
 //! - [`args`]: the command line every measurement binary accepts.
@@ -56,6 +58,7 @@ pub mod compare;
 pub mod document;
 pub mod env;
 pub mod footprint;
+pub mod jvm;
 pub mod lab;
 pub mod lab_binary;
 pub mod latency;

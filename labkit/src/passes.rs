@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 use crate::compare::{Verdict, agreeing_needed, compare, pass_ratios as ratios};
 use crate::process::STEAL_SHARE;
 use crate::record::{
-    BenchId, Metric, PassRepeat, Record, RepeatOutcome, RepeatReason, RepeatedCell,
+    Baselines, BenchId, Metric, PassRepeat, Record, RepeatOutcome, RepeatReason, RepeatedCell,
 };
 use crate::stats::median;
 
@@ -57,35 +57,39 @@ pub fn case_of(id: &BenchId) -> String {
     format!("{}/{}", id.experiment, id.parameter)
 }
 
-/// Every timed cell of `records` compared with the baseline (neither the baseline nor the harness
-/// floor), with its baseline record.
-fn cells<'a>(records: &'a [Record], baseline: &str) -> Vec<(&'a Record, &'a Record)> {
-    let baselines: std::collections::HashMap<(&str, &str, Metric), &Record> = records
+/// Every timed cell of `records` compared with its baseline (neither a baseline nor a harness
+/// floor), with its baseline's record.
+fn cells<'a>(records: &'a [Record], baselines: &Baselines) -> Vec<(&'a Record, &'a Record)> {
+    let is_baseline = |r: &Record| baselines.is_baseline(&r.id.implementation) && r.id.is_design();
+    let found: std::collections::HashMap<(&str, &str, &str, Metric), &Record> = records
         .iter()
-        .filter(|r| {
-            TIMED.contains(&r.metric) && r.id.implementation == baseline && r.id.is_design()
-        })
+        .filter(|r| TIMED.contains(&r.metric) && is_baseline(r))
         .map(|r| {
-            (
-                (r.id.experiment.as_str(), r.id.parameter.as_str(), r.metric),
-                r,
-            )
+            let id = &r.id;
+            let key = (
+                id.experiment.as_str(),
+                id.implementation.as_str(),
+                id.parameter.as_str(),
+                r.metric,
+            );
+            (key, r)
         })
         .collect();
     records
         .iter()
         .filter(|r| {
             TIMED.contains(&r.metric)
-                && !(r.id.implementation == baseline && r.id.is_design())
+                && !is_baseline(r)
                 && !crate::record::is_floor(&r.id.implementation)
         })
         .filter_map(|cell| {
             let key = (
                 cell.id.experiment.as_str(),
+                baselines.of(&cell.id.implementation),
                 cell.id.parameter.as_str(),
                 cell.metric,
             );
-            Some((*baselines.get(&key)?, cell))
+            Some((*found.get(&key)?, cell))
         })
         .collect()
 }
@@ -103,11 +107,11 @@ pub struct OutlierRepeat {
 /// outliers ([`is_outlier`]), so that a pass the machine disturbed is what keeps it undecided.
 pub fn outlier_repeats(
     records: &[Record],
-    baseline: &str,
+    baselines: &Baselines,
     margin: Option<f64>,
 ) -> Vec<OutlierRepeat> {
     let mut by_pass: BTreeMap<usize, OutlierRepeat> = BTreeMap::new();
-    for (base, cell) in cells(records, baseline) {
+    for (base, cell) in cells(records, baselines) {
         if compare(base, cell, margin).verdict != Verdict::Unstable {
             continue;
         }
@@ -143,7 +147,7 @@ pub fn outlier_repeats(
 /// does (the placement: reported as such). Returns the cases to replace and what was recorded.
 pub fn judge_outliers(
     records: &[Record],
-    baseline: &str,
+    baselines: &Baselines,
     repeat: &OutlierRepeat,
     seed: u64,
     again: &[Record],
@@ -158,6 +162,7 @@ pub fn judge_outliers(
     for (case, outliers) in &repeat.cases {
         let mut cells = Vec::new();
         for (id, metric, first) in outliers {
+            let baseline = baselines.of(&id.implementation);
             let base_id = BenchId::new(&id.experiment, baseline, &id.parameter);
             let again_ratio = find(again, id, *metric)
                 .zip(find(again, &base_id, *metric))
@@ -239,12 +244,12 @@ pub fn steal_share(pass: &[Record]) -> Option<f64> {
 /// so they are not measured again.
 pub fn decidable_cells(
     records: &[Record],
-    baseline: &str,
+    baselines: &Baselines,
     margin: Option<f64>,
     extended: usize,
 ) -> BTreeMap<String, Vec<String>> {
     let mut cells_by_case: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for (base, cell) in cells(records, baseline) {
+    for (base, cell) in cells(records, baselines) {
         let c = compare(base, cell, margin);
         let Some((agreeing, of)) = c.agreement else {
             continue;
@@ -264,7 +269,7 @@ pub fn decidable_cells(
     cells_by_case
 }
 
-/// The `--case` argument that measures `implementations` of `case` (and the baseline).
+/// The `--case` argument that measures `implementations` of `case` (and their baselines).
 pub fn case_argument(case: &str, implementations: &[String]) -> String {
     format!("{case}={}", implementations.join(","))
 }
@@ -326,14 +331,15 @@ mod tests {
             ]));
         }
         let combined = combine_passes(&passes);
-        let plan = outlier_repeats(&combined, "base", None);
+        let baselines = Baselines::new("base", &[]);
+        let plan = outlier_repeats(&combined, &baselines, None);
         assert_eq!(plan.len(), 1, "{plan:?}");
         assert_eq!(plan[0].pass, 3);
         let cells = &plan[0].cases["op/small"];
         assert_eq!(cells.len(), 1);
         assert_eq!(cells[0].0.implementation, "flip");
         // `flip` (7 of 8) can still be decided by 8 more passes; `noisy` (6 of 8) cannot.
-        let undecided = decidable_cells(&combined, "base", None, 16);
+        let undecided = decidable_cells(&combined, &baselines, None, 16);
         assert_eq!(undecided.len(), 1);
         assert_eq!(undecided["op/small"], ["flip"]);
         assert_eq!(
@@ -341,13 +347,13 @@ mod tests {
             "op/small=flip"
         );
         assert!(
-            decidable_cells(&combined, "base", None, 8).is_empty(),
+            decidable_cells(&combined, &baselines, None, 8).is_empty(),
             "no added passes"
         );
 
         // Measured again with the same seed: the machine's (not an outlier again) …
         let again = pass(&[("base", 10.0), ("flip", 7.2), ("noisy", 9.0), ("fast", 5.0)]);
-        let (replaced, judged) = judge_outliers(&combined, "base", &plan[0], 42, &again);
+        let (replaced, judged) = judge_outliers(&combined, &baselines, &plan[0], 42, &again);
         assert_eq!(replaced, ["op/small"]);
         assert_eq!(judged[0].outcome, RepeatOutcome::Machine);
         assert_eq!((judged[0].pass, judged[0].seed), (4, 42));
@@ -368,10 +374,28 @@ mod tests {
             ("noisy", 9.0),
             ("fast", 5.0),
         ]);
-        let (replaced, judged) = judge_outliers(&combined, "base", &plan[0], 42, &again);
+        let (replaced, judged) = judge_outliers(&combined, &baselines, &plan[0], 42, &again);
         assert!(replaced.is_empty());
         assert_eq!(judged[0].outcome, RepeatOutcome::Placement);
         assert!(judged[0].cells[0].outlier_again);
+    }
+
+    #[test]
+    fn a_jvm_design_is_judged_against_the_jvm_baseline() {
+        let passes: Vec<Vec<Record>> = (0..8)
+            .map(|i| {
+                // Against `base` the JVM cell would be decided every time; against its own
+                // baseline it agrees in 7 passes of 8, so 8 more passes can still decide it.
+                let jvm_new = if i == 3 { 110.0 } else { 90.0 };
+                pass(&[("base", 10.0), ("jvm-old", 100.0), ("jvm-new", jvm_new)])
+            })
+            .collect();
+        let combined = combine_passes(&passes);
+        let baselines = Baselines::new("base", &["jvm-old", "jvm-new"]);
+        let undecided = decidable_cells(&combined, &baselines, None, 16);
+        assert_eq!(undecided["op/small"], ["jvm-new"]);
+        let own_only = decidable_cells(&combined, &Baselines::new("base", &[]), None, 16);
+        assert!(own_only.is_empty(), "{own_only:?}");
     }
 
     #[test]

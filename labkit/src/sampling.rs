@@ -18,8 +18,9 @@ use crate::lab::BenchCase;
 use crate::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
 use crate::record::Record;
 
-/// Takes one sample, in ns/op, of a prepared implementation on one case.
-pub type Sampler = Box<dyn FnMut() -> f64>;
+/// Takes one sample, in ns/op, of a prepared implementation on one case, or says why it could
+/// not (a JVM that died).
+pub type Sampler = Box<dyn FnMut() -> Result<f64, String>>;
 
 /// What a lab's `compare` binary provides.
 pub trait SampleSource {
@@ -71,6 +72,7 @@ fn compare_in_process(source: &impl SampleSource, args: &RunArgs) -> Result<(), 
     let mut records: Vec<Record> = Vec::new();
     for case in source.cases(&[a.as_str(), b.as_str()], names)? {
         eprintln!("compare: {case}: {a} vs {b}");
+        let failure = std::cell::RefCell::new(None);
         let samples = run_rounds(
             rounds,
             pairs,
@@ -78,8 +80,16 @@ fn compare_in_process(source: &impl SampleSource, args: &RunArgs) -> Result<(), 
                 PairSide::A => source.open(a, &case),
                 PairSide::B => source.open(b, &case),
             },
-            |sampler: &mut Sampler| sampler(),
+            |sampler: &mut Sampler| {
+                sampler().unwrap_or_else(|e| {
+                    failure.borrow_mut().get_or_insert(e);
+                    f64::NAN
+                })
+            },
         )?;
+        if let Some(e) = failure.into_inner() {
+            return Err(e);
+        }
         let estimate = estimate_rounds(&samples).ok_or("fewer than 6 rounds")?;
         records.extend(paired_records(
             &case.experiment,
@@ -120,8 +130,8 @@ pub fn serve(
                 }),
             "sample" => sampler
                 .as_mut()
-                .map(|sample| sample().to_string())
-                .ok_or_else(|| "`sample` before `open`".to_owned()),
+                .ok_or_else(|| "`sample` before `open`".to_owned())
+                .and_then(|sample| sample().map(|ns| ns.to_string())),
             _ => Err(format!("unknown request `{line}`")),
         };
         let written = match reply {
@@ -209,8 +219,8 @@ mod tests {
 
         fn open(&self, implementation: &str, _: &BenchCase) -> Result<Sampler, String> {
             match implementation {
-                "x" => Ok(Box::new(|| 2.0)),
-                "y" => Ok(Box::new(|| 3.0)),
+                "x" => Ok(Box::new(|| Ok(2.0))),
+                "y" => Ok(Box::new(|| Ok(3.0))),
                 other => Err(format!("unknown implementation `{other}`")),
             }
         }

@@ -38,7 +38,7 @@ const LAYERS: &[(&str, &[&str])] = &[
     ),
     (
         "a lab's description and its measurement",
-        &["lab", "threads", "sampling", "measure"],
+        &["lab", "jvm", "threads", "sampling", "measure"],
     ),
     (
         "reports",

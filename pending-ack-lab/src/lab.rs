@@ -3,8 +3,8 @@
 
 use labkit::callgrind::Buckets;
 use labkit::lab::{
-    BenchCase, Describe, Described, Experiment as Description, Kind, Lab, LatencyRecording,
-    Parameter, Runner, Typed,
+    BenchCase, Describe, Described, Experiment as Description, JvmSources, Kind, Lab,
+    LatencyRecording, Parameter, Runner, Typed,
 };
 use labkit::record::{Record, ResultSet};
 
@@ -16,6 +16,28 @@ use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES
 pub static LAB: PendingAckLab = PendingAckLab;
 
 pub struct PendingAckLab;
+
+/// Draft PR #26024's two layouts written in Java as its benchmark measured them (`jvm/pendingack/`):
+/// the nested `TreeMap`s (`oldProduction`, the JVM baseline) and the primitive-bucketed map with
+/// its bitset index, and the JVM's harness floor; measured on the single-threaded experiments,
+/// the footprints and the retained capacities.
+const JVM_DESIGNS: [&str; 3] = [
+    "jvm-nested-treemap",
+    "jvm-primitive-bucketed",
+    labkit::record::JVM_FLOOR,
+];
+
+const JVM_SOURCES: JvmSources = labkit::jvm_sources!(
+    "pendingack.PendingAckLab",
+    "pendingack/PendingAckLab.java",
+    "pendingack/PendingAcks.java",
+    "pendingack/NestedTreeMap.java",
+    "pendingack/PrimitiveBucketed.java",
+    "pendingack/Long2LongOpenHashMap.java",
+    "pendingack/Floor.java",
+    "pendingack/Dataset.java",
+    "pendingack/Workload.java",
+);
 
 pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const RETAINED_CAPACITY: &str = "retained-capacity";
@@ -62,6 +84,7 @@ fn experiments() -> Vec<Typed<Target>> {
             };
             Description {
                 max_ops: e.max_ops(),
+                jvm: true,
                 ..Description::of(e.name(), e.description(), kind)
             }
             .on(e
@@ -72,22 +95,28 @@ fn experiments() -> Vec<Typed<Target>> {
         .collect();
     experiments.extend(SHAPES.into_iter().map(shape_experiment));
     experiments.push(
-        Description::of(
-            FOOTPRINT,
-            "heap retained by a map holding the whole dataset",
-            Kind::Retained,
-        )
+        Description {
+            jvm: true,
+            ..Description::of(
+                FOOTPRINT,
+                "heap retained by a map holding the whole dataset",
+                Kind::Retained,
+            )
+        }
         .on(DATASETS.into_iter().map(|d| {
             let parameter = Parameter::new(d.name, &d.label(), false);
             (parameter, Target::Footprint(d))
         })),
     );
     experiments.push(
-        Description::of(
-            RETAINED_CAPACITY,
-            "heap left after a peak dataset is cleaned up by remove_all_up_to",
-            Kind::Retained,
-        )
+        Description {
+            jvm: true,
+            ..Description::of(
+                RETAINED_CAPACITY,
+                "heap left after a peak dataset is cleaned up by remove_all_up_to",
+                Kind::Retained,
+            )
+        }
         .on(RETAINED_CASES.into_iter().map(|c| {
             let label = format!(
                 "peak `{}`, `remove_all_up_to` keeping {}",
@@ -117,6 +146,13 @@ impl Describe for PendingAckLab {
 
     fn implementations(&self) -> Vec<&'static str> {
         crate::measured_names()
+            .into_iter()
+            .chain(JVM_DESIGNS)
+            .collect()
+    }
+
+    fn jvm_designs(&self) -> Vec<&'static str> {
+        JVM_DESIGNS.to_vec()
     }
 
     fn experiments(&self) -> &[Description] {
@@ -140,6 +176,10 @@ impl Lab for PendingAckLab {
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
         crate::report::derived(set)
+    }
+
+    fn jvm_sources(&self) -> Option<JvmSources> {
+        Some(JVM_SOURCES)
     }
 }
 

@@ -229,6 +229,9 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
             progress.finished_one();
         }
         repeat_disturbed(&mut runner, &mut passes, &mut repeats)?;
+        // The margin δ is the lab's own A/A resolution (its baseline's twin on single-threaded
+        // rows); outliers and added passes follow each cell's own baseline.
+        let baselines = labkit::lab::baselines(lab);
         let baseline = lab.implementations()[0];
         let margin =
             |records: &[Record]| run_margin(records, baseline, |id| single_threaded(lab, id));
@@ -239,7 +242,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         // is decided only with the added passes, so a run that adds none repeats no outliers.
         let mut replaced_cells = Vec::new();
         let plans = if extends {
-            outlier_repeats(&combined, baseline, margin(&combined))
+            outlier_repeats(&combined, &baselines, margin(&combined))
         } else {
             Vec::new()
         };
@@ -247,7 +250,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
             let seed = first_seed + plan.pass as u64;
             let cases: Vec<String> = plan.cases.keys().cloned().collect();
             let again = runner.run(seed, &cases)?;
-            let (replaced, judged) = judge_outliers(&combined, baseline, &plan, seed, &again);
+            let (replaced, judged) = judge_outliers(&combined, &baselines, &plan, seed, &again);
             replace_cases(&mut passes[plan.pass], &replaced, &again);
             for case in &replaced {
                 replaced_cells.extend(plan.cases[case].iter().map(|(id, ..)| id.clone()));
@@ -257,7 +260,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         let combined = combine_passes(&passes);
         let mut decidable = decidable_cells(
             &combined,
-            baseline,
+            &baselines,
             margin(&combined),
             timing.extended_passes,
         );

@@ -24,14 +24,14 @@ pub(crate) fn rerun(args: &RerunArgs) -> Result<()> {
         let load = |dir: &PathBuf| {
             ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))
         };
-        let baseline = lab.implementations()[0];
+        let baselines = labkit::lab::baselines(lab);
         let (first, second) = (load(&args.first)?, load(&args.second)?);
         for (metrics, what) in [
             (&labkit::verdicts::WALL_TIME[..], "ns/op, ops/s"),
             (&labkit::verdicts::TAIL[..], "p99"),
         ] {
             let single = |id: &labkit::record::BenchId| labkit::lab::single_threaded(lab, id);
-            let outcome = labkit::verdicts::rerun(&first, &second, baseline, metrics, &single);
+            let outcome = labkit::verdicts::rerun(&first, &second, &baselines, metrics, &single);
             let share = |n: usize, of: usize| {
                 if of == 0 {
                     n.to_string()

@@ -7,24 +7,23 @@ use std::fmt;
 use std::str::FromStr;
 use std::time::Duration;
 
-use std::sync::Arc;
-
 use serde::{Deserialize, Serialize};
 
-use crate::latency::LatencySink;
-use crate::record::{BenchId, EventName, ResultSet, RunMode};
+use crate::record::{BenchId, ResultSet, RunMode};
 
 mod catalog;
 mod counted;
 mod description;
 mod selection;
 mod timing;
+mod window;
 
 pub use catalog::*;
 pub use counted::*;
 pub use description::*;
 pub use selection::*;
 pub use timing::*;
+pub use window::*;
 
 /// How an experiment's operation behaves when it is repeated.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -138,6 +137,10 @@ pub struct Experiment {
     /// needs only some designs); empty: all of the lab's. Its parameters are not counted.
     #[serde(default, deserialize_with = "description::kept_strs")]
     pub implementations: Vec<Kept>,
+    /// Whether the lab's JVM designs ([`Describe::jvm_designs`]) are measured on it as well: the
+    /// experiments of the write-up's Java benchmark, which the JVM side opens by the same names.
+    #[serde(default)]
+    pub jvm: bool,
 }
 
 /// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
@@ -182,6 +185,7 @@ impl Experiment {
             process_costs: false,
             footprint_at_end: false,
             implementations: Vec::new(),
+            jvm: false,
         }
     }
 
@@ -205,8 +209,9 @@ impl Experiment {
         self.kind != Kind::Retained
     }
 
-    /// Whether `implementation` is measured on it ([`Experiment::implementations`]).
-    pub fn measures(&self, implementation: &str) -> bool {
+    /// Whether `implementation` is among [`Experiment::implementations`]; [`measures`] also
+    /// asks whether a JVM design runs it.
+    pub fn lists(&self, implementation: &str) -> bool {
         self.implementations.is_empty() || self.implementations.contains(&implementation)
     }
 
@@ -260,73 +265,6 @@ impl FromStr for BenchCase {
     }
 }
 
-/// Told when a measured stretch of operations starts and ends (allocation counters, retained
-/// bytes). Called on the measuring thread while any workers wait at a barrier.
-pub trait Window {
-    fn open(&mut self);
-    fn close(&mut self);
-    /// Where the measured operations' latencies go, when this run records them. No default, nor
-    /// for [`Window::count`]: a window that wraps another must say what it forwards.
-    fn latencies(&self) -> Option<Arc<LatencySink>>;
-    /// `n` more of a lab's own events happened during the measured operations (the wall-time
-    /// passes report them per 100 operations and per second).
-    fn count(&mut self, event: EventName, n: u64);
-    /// The measured stretch did `ops` operations, not the number asked for (a load run that ended
-    /// at a time budget; a fraction for those partly done): per-operation figures divide by it.
-    /// A runner that never says so did every operation it was asked for.
-    fn completed(&mut self, ops: f64);
-}
-
-/// A window that keeps only what a run counts: for tests of a lab's runners.
-#[derive(Debug, Default)]
-pub struct EventTally(Vec<(EventName, u64)>, Option<f64>);
-
-impl EventTally {
-    /// Everything counted of `event`, over every run this window saw.
-    pub fn total(&self, event: EventName) -> u64 {
-        self.0
-            .iter()
-            .filter(|(e, _)| *e == event)
-            .map(|(_, n)| n)
-            .sum()
-    }
-
-    /// Whether `event` was counted at all (a count of 0 included).
-    pub fn counted(&self, event: EventName) -> bool {
-        self.0.iter().any(|(e, _)| *e == event)
-    }
-
-    /// The operations the last run said it completed ([`Window::completed`]), if it said so.
-    pub fn completed(&self) -> Option<f64> {
-        self.1
-    }
-}
-
-impl Window for EventTally {
-    fn open(&mut self) {}
-    fn close(&mut self) {}
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        None
-    }
-    fn count(&mut self, event: EventName, n: u64) {
-        self.0.push((event, n));
-    }
-    fn completed(&mut self, ops: f64) {
-        self.1 = Some(ops);
-    }
-}
-
-/// No window: plain timing.
-impl Window for () {
-    fn open(&mut self) {}
-    fn close(&mut self) {}
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        None
-    }
-    fn count(&mut self, _: EventName, _: u64) {}
-    fn completed(&mut self, _: f64) {}
-}
-
 /// One implementation prepared on one case.
 pub trait Runner {
     /// Runs `warm_up` untimed operations (per thread), then `ops` measured ones on the same
@@ -351,9 +289,17 @@ pub trait Describe: Sync {
     /// The report's title.
     fn title(&self) -> &'static str;
     /// What every stage measures: the implementation names, the baseline first, and the harness
-    /// floor last when the lab has one ([`crate::record::FLOOR`]; the registry's
-    /// `measured_names`).
+    /// floor after the designs when the lab has one ([`crate::record::FLOOR`]; the registry's
+    /// `measured_names`); then the JVM designs ([`Describe::jvm_designs`]), if any.
     fn implementations(&self) -> Vec<&'static str>;
+    /// The implementations written in Java and run on the JVM ([`crate::jvm`]), also listed in
+    /// [`Describe::implementations`] after the Rust ones: the JVM baseline first (the write-up's
+    /// "before" arm, which the other JVM designs are compared with), the JVM harness floor
+    /// ([`crate::record::JVM_FLOOR`]) last. Measured on the experiments marked
+    /// [`Experiment::jvm`].
+    fn jvm_designs(&self) -> Vec<&'static str> {
+        Vec::new()
+    }
     /// Every experiment, in report order: built once (a lab keeps them in a [`Described`], with
     /// its own value for each case).
     fn experiments(&self) -> &[Experiment];
@@ -391,6 +337,33 @@ pub trait Lab: Describe {
     fn derived(&self, _set: &ResultSet) -> Vec<crate::record::Record> {
         Vec::new()
     }
+    /// The Java sources of the lab's JVM designs ([`Describe::jvm_designs`]).
+    fn jvm_sources(&self) -> Option<JvmSources> {
+        None
+    }
+}
+
+/// A lab's JVM side as Java sources ([`crate::jvm`] compiles and runs them).
+#[derive(Debug, Clone, Copy)]
+pub struct JvmSources {
+    /// The class implementing `labkit.JvmLab`, fully qualified.
+    pub lab_class: &'static str,
+    /// Each source file: its path under the source root (`dedup/DedupLab.java`) and its text.
+    pub files: &'static [(&'static str, &'static str)],
+}
+
+/// Whether `implementation` is measured on `experiment`: one its experiment lists, and for a JVM
+/// design an experiment the JVM side runs.
+pub fn measures(lab: &dyn Describe, experiment: &Experiment, implementation: &str) -> bool {
+    experiment.lists(implementation)
+        && (experiment.jvm || !lab.jvm_designs().contains(&implementation))
+}
+
+/// Which baseline each of `lab`'s implementations is compared with.
+pub fn baselines(lab: &dyn Describe) -> crate::record::Baselines {
+    let implementations = lab.implementations();
+    let own = implementations.first().copied().unwrap_or_default();
+    crate::record::Baselines::new(own, &lab.jvm_designs())
 }
 
 /// The experiment called `name` of `lab`, or an error listing the valid ones.
@@ -434,12 +407,17 @@ fn locate(
         .position(|e| e.name == case.experiment)
         .ok_or_else(|| unknown_experiment(lab, experiments, &case.experiment))?;
     let experiment = &experiments[e];
-    if !experiment.measures(implementation) {
+    if !measures(lab, experiment, implementation) {
+        let measured: Vec<&str> = implementations
+            .iter()
+            .copied()
+            .filter(|i| measures(lab, experiment, i))
+            .collect();
         return Err(format!(
             "{}: `{implementation}` is not measured on {}; it measures {}",
             lab.name(),
             experiment.name,
-            experiment.implementations.join(", ")
+            measured.join(", ")
         ));
     }
     let p = experiment

@@ -1,7 +1,7 @@
 //! A lab's vocabulary, the selection the command line makes of it, and the cases and ids it
 //! derives.
 
-use super::{BenchCase, Describe, Experiment, Parameter, experiment};
+use super::{BenchCase, Describe, Experiment, Parameter, experiment, measures};
 use crate::record::{BenchId, RunMode, reference_roles};
 
 /// The names of a lab's three id dimensions, each in order and without repeats.
@@ -157,23 +157,24 @@ pub fn counted_cases_of(lab: &dyn Describe) -> Vec<BenchCase> {
 }
 
 /// Every id the wall-time stage measures: each timed case's implementations (those its
-/// experiment measures) and the baseline's reference cells.
+/// experiment measures) and the reference cells of each baseline measured on it (the lab's, and
+/// the JVM designs' when they run it).
 pub fn timed_ids(lab: &dyn Describe) -> Vec<BenchId> {
     let implementations = lab.implementations();
-    let Some(baseline) = implementations.first() else {
-        return Vec::new();
-    };
+    let baselines = super::baselines(lab);
     let mut ids = Vec::new();
     for e in lab.experiments().iter().filter(|e| e.is_timed()) {
         for p in &e.parameters {
             let case = BenchCase::new(e.name, &p.name);
-            let measured = implementations.iter().filter(|i| e.measures(i));
+            let measured = implementations.iter().filter(|i| measures(lab, e, i));
             ids.extend(measured.map(|i| case.id(i)));
-            ids.extend(
-                reference_roles()
-                    .into_iter()
-                    .map(|role| case.id(baseline).with_role(role)),
-            );
+            for baseline in baselines.all().into_iter().filter(|b| measures(lab, e, b)) {
+                ids.extend(
+                    reference_roles()
+                        .into_iter()
+                        .map(|role| case.id(baseline).with_role(role)),
+                );
+            }
         }
     }
     ids

@@ -12,204 +12,66 @@
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use crate::alloc::{AllocSnapshot, installed};
 use crate::args::{RunArgs, exit_with_usage_error};
-use crate::footprint::Retained;
-use crate::lab::{BenchCase, Experiment, Kind, Lab, Selection, Window, experiment};
+use crate::jvm::Fork;
+use crate::lab::{
+    BenchCase, Experiment, Kind, Lab, MeasuredHeap, Runner, Selection, Window, experiment, measures,
+};
 use crate::latency::LatencySink;
-use crate::record::{EventName, Metric, Record};
+use crate::record::EventName;
 use crate::sampling::{SampleSource, Sampler};
 
+mod allocation;
 mod pass;
 
+pub use allocation::alloc_main;
 pub use pass::{CASE_TIME, case_time_id, pass_main, timer_overhead_id};
 
-/// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error.
+/// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error;
+/// the JVMs it starts warm up as its run mode asks.
 fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {
     let args =
         RunArgs::parse(std::env::args().skip(1)).unwrap_or_else(|e| exit_with_usage_error(&e));
     let selection =
         Selection::parse(lab, &args.filters).unwrap_or_else(|e| exit_with_usage_error(&e));
+    crate::jvm::warm_up_for(args.mode());
     (args, selection)
 }
 
-/// What the allocation run watches between a window's edges: allocation counters and the live
-/// heap's peak and, when asked, the process's CPU time and peak RSS.
-#[derive(Default)]
-struct Profile {
-    process_costs: bool,
-    opened: Option<(AllocSnapshot, Duration)>,
-    closed: Option<(AllocSnapshot, Duration, Option<u64>)>,
-    /// The operations done when the run ended at its budget ([`Window::completed`]).
-    completed: Option<f64>,
-}
-
-impl Profile {
-    /// Calls to divide this window's counts by: the operations done (every one asked for unless
-    /// the run said otherwise; one when it did none) by every worker.
-    fn calls(&self, asked: u64, workers: usize) -> f64 {
-        let ops = self.completed.unwrap_or(asked as f64);
-        (if ops > 0.0 { ops } else { 1.0 }) * workers as f64
-    }
-}
-
-impl Window for Profile {
-    fn open(&mut self) {
-        if self.process_costs {
-            crate::process::reset_peak_rss();
-        }
-        crate::alloc::reset_peak();
-        self.opened = Some((AllocSnapshot::now(), crate::process::cpu_time()));
-    }
-    fn close(&mut self) {
-        let snapshot = AllocSnapshot::now();
-        let cpu = crate::process::cpu_time();
-        let rss = self
-            .process_costs
-            .then(crate::process::peak_rss_bytes)
-            .flatten();
-        self.closed = Some((snapshot, cpu, rss));
-    }
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        None
-    }
-    fn count(&mut self, _: EventName, _: u64) {}
-    fn completed(&mut self, ops: f64) {
-        self.completed = Some(ops);
-    }
-}
-
-/// The allocation records of `implementation` on `case`.
-fn allocation_records(
+/// `implementation` opened on `case` as one cell: a Rust design by the lab's own `open`, a JVM
+/// design in its JVM (`twin`: a second JVM of its own, the A/A twin of the JVM baseline).
+pub fn open_cell(
     lab: &dyn Lab,
-    experiment: &Experiment,
     implementation: &str,
+    twin: bool,
     case: &BenchCase,
-    budget: u64,
-) -> Result<Vec<Record>, String> {
-    let before_open = AllocSnapshot::now();
-    let mut runner = lab.open(implementation, case)?;
-    let mut window = Profile {
-        process_costs: experiment.process_costs,
-        ..Profile::default()
-    };
-    let parameter = experiment
-        .parameter(&case.parameter)
-        .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
-    let ops = experiment.ops(budget).max(parameter.min_ops);
-    let delta = |window: &Profile| match (window.opened, window.closed) {
-        (Some((opened, cpu_opened)), Some((closed, cpu_closed, rss))) => Ok((
-            opened.delta_to(&closed),
-            cpu_closed.saturating_sub(cpu_opened),
-            rss,
-        )),
-        _ => Err("the runner never opened and closed its window".to_owned()),
-    };
-    runner.run(experiment.window_warm_up, ops, &mut window);
-    let (first, cpu, rss) = delta(&window)?;
-    let id = case.id(implementation);
-    if experiment.kind == Kind::Retained {
-        return Ok(Retained::of(&first).records(id).to_vec());
+) -> Result<Box<dyn Runner>, String> {
+    if !lab.jvm_designs().contains(&implementation) {
+        return lab.open(implementation, case);
     }
-    // Steady-state counts come from a second window on the same runner after its warm-up, when
-    // the experiment asks for one; CPU time and peak RSS stay the first window's. The peak heap
-    // is the highest of every run (the first window, the warm-up runs, the second window),
-    // above the live heap when the first window opened: under concurrent users one run's peak
-    // depends on how their requests interleave, and the worst of several is what a memory
-    // bound has to hold.
-    let first_calls = window.calls(ops, parameter.workers);
-    let (steady, steady_calls, peak_growth) = match (experiment.profile_warm_up, window.opened) {
-        (0, _) | (_, None) => (first, first_calls, first.peak_growth),
-        (warm_up, Some((start, _))) => {
-            for _ in 0..warm_up {
-                runner.run(experiment.window_warm_up, ops, &mut ());
-            }
-            // The high-water mark runs on from the first window's opening through the warm-up.
-            let through_warm_up = AllocSnapshot::now();
-            let mut again = Profile::default();
-            runner.run(experiment.window_warm_up, ops, &mut again);
-            let steady = delta(&again)?.0;
-            let second_peak = again
-                .closed
-                .map_or(0, |(end, _, _)| start.delta_to(&end).peak_growth);
-            let peak = first
-                .peak_growth
-                .max(start.delta_to(&through_warm_up).peak_growth)
-                .max(second_peak);
-            (steady, again.calls(ops, parameter.workers), peak)
-        }
-    };
-    let mut records = vec![
-        Record::new(
-            id.clone(),
-            Metric::AllocsPerOp,
-            steady.allocations as f64 / steady_calls,
-        ),
-        Record::new(
-            id.clone(),
-            Metric::BytesPerOp,
-            steady.bytes_allocated as f64 / steady_calls,
-        ),
-    ];
-    if experiment.process_costs {
-        records.push(Record::new(
-            id.clone(),
-            Metric::LargeAllocsPerOp,
-            steady.large_allocations as f64 / steady_calls,
-        ));
-        records.push(Record::new(
-            id.clone(),
-            Metric::PeakHeapBytes,
-            peak_growth as f64,
-        ));
-        records.push(Record::new(
-            id.clone(),
-            Metric::CpuNsPerOp,
-            cpu.as_nanos() as f64 / first_calls,
-        ));
-        if let Some(rss) = rss {
-            records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
-        }
-    }
-    if experiment.footprint_at_end {
-        let held = Retained::of(&before_open.delta_to(&AllocSnapshot::now()));
-        records.extend(held.records(id));
-    }
-    Ok(records)
+    crate::lab::resolve(lab, implementation, case)?;
+    let fork = if twin { Fork::Twin } else { Fork::First };
+    crate::jvm::open(lab, implementation, fork, case)
 }
 
-/// `main` of a lab's `alloc` binary: `[--out FILE] [--quick|--test] [NAME...]`, NAMEs selecting
-/// implementations, experiments and parameters. Needs `CountingAlloc` as the global allocator.
-pub fn alloc_main(lab: &dyn Lab) {
-    let (args, selection) = parse_args(lab);
-    if !installed() {
-        exit_with_usage_error(
-            "labkit::alloc::CountingAlloc is not the global allocator of this binary",
-        );
+/// Whether `implementation` can be measured in this process: a JVM design needs a JDK. When it
+/// cannot, says so once per design on stderr.
+pub fn runnable(lab: &dyn Lab, implementation: &str) -> bool {
+    if !lab.jvm_designs().contains(&implementation) {
+        return true;
     }
-    let budget = lab.timing(args.mode()).profile_ops;
-    let mut records = Vec::new();
-    for implementation in lab.implementations() {
-        if !selection.selects_implementation(implementation) {
-            continue;
-        }
-        for experiment in lab.experiments() {
-            for parameter in &experiment.parameters {
-                if !selection.selects_case(experiment.name, &parameter.name)
-                    || !experiment.measures(implementation)
-                {
-                    continue;
-                }
-                let case = BenchCase::new(experiment.name, &parameter.name);
-                eprintln!("alloc: {}", case.id(implementation));
-                let measured = allocation_records(lab, experiment, implementation, &case, budget)
-                    .unwrap_or_else(|e| exit_with_usage_error(&e));
-                records.extend(measured);
+    match crate::jvm::jdk() {
+        Ok(_) => true,
+        Err(e) => {
+            static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+            let mut told = TOLD.lock().unwrap_or_else(|p| p.into_inner());
+            if !told.iter().any(|t| t == implementation) {
+                eprintln!("{implementation}: not measured: {e}");
+                told.push(implementation.to_owned());
             }
+            false
         }
     }
-    crate::record::emit_records(args.out.as_deref(), &records)
-        .unwrap_or_else(|e| exit_with_usage_error(&e));
 }
 
 #[cfg(any(feature = "dhat", test))]
@@ -262,6 +124,11 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
     let experiment =
         experiment(lab, &case.experiment).unwrap_or_else(|e| exit_with_usage_error(&e));
     crate::lab::resolve(lab, implementation, &case).unwrap_or_else(|e| exit_with_usage_error(&e));
+    if lab.jvm_designs().contains(&implementation.as_str()) {
+        exit_with_usage_error(&format!(
+            "`{implementation}` runs on the JVM: DHAT profiles Rust's heap only"
+        ));
+    }
     let out = args.out.clone().unwrap_or_else(|| {
         format!(
             "dhat-{implementation}-{}-{}.json",
@@ -283,16 +150,63 @@ pub fn dhat_profile_main(lab: &dyn Lab) {
 const PAIRED_SAMPLE: Duration = Duration::from_millis(1);
 
 /// One timed implementation on one case: runs the given number of operations with a window (for
-/// latencies) and returns their wall time.
-type TimedRun = Box<dyn FnMut(u64, &mut dyn Window) -> Duration>;
+/// latencies) and returns their wall time, or why the run failed ([`Window::failed`]).
+type TimedRun = Box<dyn FnMut(u64, &mut dyn Window) -> Result<Duration, String>>;
 
-/// `implementation` opened on the timed `case`, as a [`TimedRun`]. Each run of a steady case
-/// starts with an untimed quarter of its operations, so the caches hold this side again after
-/// another side's sample (one-shots consume their setup, so they take none); with
-/// `fresh_per_sample` every run opens a new instance.
+/// A window that forwards everything to another and keeps a failure ([`Window::failed`]) for its
+/// caller, so no failed run is taken for a time.
+struct Watched<'a> {
+    inner: &'a mut dyn Window,
+    failure: Option<String>,
+}
+
+impl Window for Watched<'_> {
+    fn open(&mut self) {
+        self.inner.open();
+    }
+    fn close(&mut self) {
+        self.inner.close();
+    }
+    fn latencies(&self) -> Option<Arc<LatencySink>> {
+        self.inner.latencies()
+    }
+    fn count(&mut self, event: EventName, n: u64) {
+        self.inner.count(event, n);
+    }
+    fn completed(&mut self, ops: f64) {
+        self.inner.completed(ops);
+    }
+    fn heap_measured(&mut self, heap: MeasuredHeap) {
+        self.inner.heap_measured(heap);
+    }
+    fn failed(&mut self, reason: String) {
+        self.failure = Some(reason);
+    }
+}
+
+/// One run of `runner` through [`Watched`]: its time, or its failure.
+fn watched_run(
+    runner: &mut dyn Runner,
+    warm_up: u64,
+    ops: u64,
+    window: &mut dyn Window,
+) -> Result<Duration, String> {
+    let mut watched = Watched {
+        inner: window,
+        failure: None,
+    };
+    let elapsed = runner.run(warm_up, ops, &mut watched);
+    watched.failure.map_or(Ok(elapsed), Err)
+}
+
+/// `implementation` opened on the timed `case`, as a [`TimedRun`] (`twin`: as the A/A twin,
+/// [`open_cell`]). Each run of a steady case starts with an untimed quarter of its operations, so
+/// the caches hold this side again after another side's sample (one-shots consume their setup,
+/// so they take none); with `fresh_per_sample` every run opens a new instance.
 fn open_timed(
     lab: &'static dyn Lab,
     implementation: &str,
+    twin: bool,
     case: &BenchCase,
 ) -> Result<TimedRun, String> {
     let experiment = experiment(lab, &case.experiment)?;
@@ -304,7 +218,7 @@ fn open_timed(
         Kind::Steady => window_warm_up + ops / 4,
         _ => 0,
     };
-    let mut runner = lab.open(implementation, case)?;
+    let mut runner = open_cell(lab, implementation, twin, case)?;
     if experiment.fresh_per_sample {
         // The instance opened to check the case opens is the first run's (opening one can be a
         // server generating its body); every later run opens its own.
@@ -313,15 +227,13 @@ fn open_timed(
         Ok(Box::new(move |ops, window| {
             let mut fresh = match first.take() {
                 Some(opened) => opened,
-                None => lab
-                    .open(&implementation, &case)
-                    .expect("opened once already"),
+                None => open_cell(lab, &implementation, twin, &case)?,
             };
-            fresh.run(warm_up(ops), ops, window)
+            watched_run(fresh.as_mut(), warm_up(ops), ops, window)
         }))
     } else {
         Ok(Box::new(move |ops, window| {
-            runner.run(warm_up(ops), ops, window)
+            watched_run(runner.as_mut(), warm_up(ops), ops, window)
         }))
     }
 }
@@ -339,7 +251,7 @@ impl SampleSource for LabSamples {
         Ok(crate::lab::cases(self.0, |e, p| {
             e.is_timed()
                 && selection.selects_case(e.name, &p.name)
-                && implementations.iter().all(|i| e.measures(i))
+                && implementations.iter().all(|i| measures(self.0, e, i))
         }))
     }
 
@@ -348,13 +260,13 @@ impl SampleSource for LabSamples {
         let min_ops = experiment
             .parameter(&case.parameter)
             .map_or(1, |p| p.min_ops);
-        let mut run = open_timed(self.0, implementation, case)?;
+        let mut run = open_timed(self.0, implementation, false, case)?;
         let ops = match experiment.kind {
-            Kind::Steady => calibrate(&mut run, experiment, min_ops, PAIRED_SAMPLE),
+            Kind::Steady => calibrate(&mut run, experiment, min_ops, PAIRED_SAMPLE)?,
             _ => experiment.ops(1),
         };
         Ok(Box::new(move || {
-            run(ops, &mut ()).as_nanos() as f64 / ops as f64
+            run(ops, &mut ()).map(|elapsed| elapsed.as_nanos() as f64 / ops as f64)
         }))
     }
 }
@@ -366,7 +278,12 @@ pub fn compare_main(lab: &'static dyn Lab) {
 
 /// Operations per sample of `run`, so that a sample's timed part lasts about `target` (see
 /// [`calibrate_runs`]; the runs are also the cell's warm-up).
-fn calibrate(run: &mut TimedRun, experiment: &Experiment, min_ops: u64, target: Duration) -> u64 {
+fn calibrate(
+    run: &mut TimedRun,
+    experiment: &Experiment,
+    min_ops: u64,
+    target: Duration,
+) -> Result<u64, String> {
     calibrate_runs(
         |ops| run(ops, &mut ()),
         experiment,
@@ -397,25 +314,25 @@ enum Settle {
 /// zero target runs nothing: every sample is the parameter's minimum (a lab whose minimum is
 /// already a whole load run).
 fn calibrate_runs(
-    mut run: impl FnMut(u64) -> Duration,
+    mut run: impl FnMut(u64) -> Result<Duration, String>,
     experiment: &Experiment,
     min_ops: u64,
     target: Duration,
     settle: Settle,
-) -> u64 {
+) -> Result<u64, String> {
     let min = experiment.cap(min_ops.max(1));
     let mut ops = min;
     if target.is_zero() {
-        return ops;
+        return Ok(ops);
     }
     loop {
         let started = Instant::now();
-        let timed = run(ops);
+        let timed = run(ops)?;
         let restores_dominate = started.elapsed() >= target * 4;
         let wanted = target.as_secs_f64() / timed.as_secs_f64().max(1e-9);
         if timed * 2 >= target || restores_dominate {
             if settle == Settle::OnFirstRun && ops == min {
-                return ops;
+                return Ok(ops);
             }
             let factor = if restores_dominate {
                 wanted.min(1.0)
@@ -423,11 +340,11 @@ fn calibrate_runs(
                 wanted
             };
             let scaled = (ops as f64 * factor).round() as u64;
-            return experiment.cap(scaled.max(min));
+            return Ok(experiment.cap(scaled.max(min)));
         }
         let next = experiment.cap((ops as f64 * wanted.clamp(2.0, 16.0)).ceil() as u64);
         if next == ops {
-            return ops;
+            return Ok(ops);
         }
         ops = next;
     }

@@ -1,192 +1,96 @@
 //! One pass of the wall-time stage ([`pass_main`]): the cells of every timed case opened at
 //! seeded heap offsets, calibrated, and sampled in shuffled rounds.
 
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
-use super::{Settle, TimedRun, calibrate, calibrate_runs, open_timed, parse_args};
+use super::{Settle, calibrate, calibrate_runs, open_timed, parse_args, runnable};
 use crate::args::exit_with_usage_error;
-use crate::lab::{BenchCase, Lab, LatencyRecording, Selection, Timing, Window, experiment};
-use crate::latency::{Latencies, LatencySink};
-use crate::record::{BenchId, EventName, Metric, Record, Role};
+use crate::lab::{
+    BenchCase, Lab, LatencyRecording, Selection, Timing, baselines, experiment, measures,
+};
+use crate::latency::Latencies;
+use crate::record::{BenchId, Metric, Record, Role};
 use crate::stats::median;
 
-/// Where one pass's data lands and in which order it runs: a seeded generator (splitmix64) that
-/// shuffles orders and sizes the heap spacers left live between allocations, so each pass places
-/// every instance at other heap offsets relative to the others and to the allocator's bins.
-struct Placement {
-    state: u64,
-    spacers: Vec<Vec<u8>>,
+mod cell;
+mod placement;
+
+use cell::{Cell, Events, at_least_one_if_none};
+use placement::Placement;
+
+/// The cells a case measures in one pass: every selected implementation its experiment measures
+/// (JVM designs only where a JDK runs them), and the reference cells of each baseline among them
+/// (its A/A twin measured, its slowed twins derived from the twin's samples). Added passes
+/// (`only`) measure just the cells they can still decide, beside their baselines (and a twin
+/// whose slowed twins are among them).
+struct CaseCells {
+    measured: Vec<BenchId>,
+    /// Each slowed twin with its share, derived from the twin of its implementation.
+    slowed: Vec<(BenchId, u32)>,
 }
 
-impl Placement {
-    fn new(seed: u64) -> Self {
-        let mut placement = Self {
-            state: seed,
-            spacers: Vec::new(),
-        };
-        // Moves the heap's starting point: up to 64 blocks of up to 4 KiB (below malloc's mmap
-        // threshold, so they come from the main heap).
-        for _ in 0..placement.below(64) {
-            placement.spacer();
+fn case_cells(
+    lab: &dyn Lab,
+    selection: &Selection,
+    case: &BenchCase,
+    only: Option<&[String]>,
+) -> Result<CaseCells, String> {
+    let experiment = experiment(lab, &case.experiment)?;
+    let chosen = |i: &&str| {
+        selection.selects_implementation(i) && measures(lab, experiment, i) && runnable(lab, i)
+    };
+    let implementations: Vec<&str> = lab.implementations().into_iter().filter(chosen).collect();
+    let mut measured: Vec<BenchId> = implementations.iter().map(|i| case.id(i)).collect();
+    let mut slowed = Vec::new();
+    let baselines = baselines(lab);
+    for baseline in baselines
+        .all()
+        .iter()
+        .filter(|b| implementations.contains(b))
+    {
+        for role in crate::record::reference_roles() {
+            let id = case.id(baseline).with_role(role.clone());
+            match role {
+                Role::Slowed(percent) => slowed.push((id, percent)),
+                _ => measured.push(id),
+            }
         }
-        placement
     }
-
-    /// Restarts the orders and sizes at a case's own seed (the pass's seed and the case's name),
-    /// keeping the spacers already placed: a pass repeated on some of its cases with the same
-    /// seed opens, orders and spaces each of them as the first time.
-    fn reseed_for(&mut self, seed: u64, case: &BenchCase) {
-        let name = case.to_string();
-        // FNV-1a of the case's name, mixed into the pass's seed.
-        let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
-            (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+    if let Some(only) = only {
+        slowed.retain(|(id, _)| only.contains(&id.cell_name()));
+        let needed = |id: &BenchId| {
+            only.contains(&id.cell_name())
+                || (id.role == Role::Twin
+                    && slowed
+                        .iter()
+                        .any(|(s, _)| s.implementation == id.implementation))
+        };
+        let groups: Vec<&str> = measured
+            .iter()
+            .filter(|id| needed(id))
+            .map(|id| baselines.of(&id.implementation))
+            .collect();
+        measured.retain(|id| {
+            needed(id) || (id.is_design() && groups.contains(&id.implementation.as_str()))
         });
-        self.state = seed ^ hash;
     }
+    Ok(CaseCells { measured, slowed })
+}
 
-    fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (for the small `n` used here the modulo bias is negligible).
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-
-    fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
-    }
-
-    /// Leaves a live, touched block of 0..4 KiB on the heap, moving where the next allocations
-    /// land.
-    fn spacer(&mut self) {
-        let len = self.below(4096) as usize;
-        self.spacers.push(vec![1; len]);
+/// A JVM design's cell that failed: one line naming it and the JVM's message; the pass goes on
+/// without it. A Rust cell's failure ends the pass.
+fn left_out(lab: &dyn Lab, id: &BenchId, error: String) -> Result<(), String> {
+    if lab.jvm_designs().contains(&id.implementation.as_str()) {
+        eprintln!("{id}: not measured in this pass: {error}");
+        Ok(())
+    } else {
+        Err(error)
     }
 }
 
-/// One cell of a row in a pass: an implementation (or the A/A twin), its samples in ns/op, the
-/// latencies it recorded and the lab's events its samples counted.
-struct Cell {
-    id: BenchId,
-    run: TimedRun,
-    ops: u64,
-    samples: Vec<f64>,
-    latencies: Latencies,
-    events: Events,
-}
-
-/// A lab's events counted over a cell's samples, with the operations (completed: a fraction for
-/// a run that ended at its budget) and time they took.
-#[derive(Default)]
-struct Events {
-    counts: Vec<(EventName, u64)>,
-    ops: f64,
-    elapsed: Duration,
-}
-
-/// The window of one timed sample: a latency sink when recording, the events counted, and the
-/// operations done when the run ended at its budget.
-struct SampleWindow<'a> {
-    sink: Option<Arc<LatencySink>>,
-    events: &'a mut Events,
-    completed: Option<f64>,
-}
-
-impl Window for SampleWindow<'_> {
-    fn open(&mut self) {}
-    fn close(&mut self) {}
-    fn latencies(&self) -> Option<Arc<LatencySink>> {
-        self.sink.clone()
-    }
-    fn count(&mut self, event: EventName, n: u64) {
-        self.events.add(event, n);
-    }
-    fn completed(&mut self, ops: f64) {
-        self.completed = Some(ops);
-    }
-}
-
-impl Events {
-    fn add(&mut self, event: EventName, n: u64) {
-        match self.counts.iter_mut().find(|(e, _)| *e == event) {
-            Some((_, total)) => *total += n,
-            None => self.counts.push((event, n)),
-        }
-    }
-}
-
-/// Operations to divide by: those done, or one when none were (a rate of at most one per run,
-/// never a division by zero).
-fn at_least_one_if_none(ops: f64) -> f64 {
-    if ops > 0.0 { ops } else { 1.0 }
-}
-
-/// One sample of a cell, not yet kept: the operations asked for and done, its time, and what its
-/// window recorded.
-struct Sample {
-    asked: u64,
-    ops: f64,
-    elapsed: Duration,
-    events: Events,
-    latencies: Option<Latencies>,
-}
-
-impl Cell {
-    /// One sample's wall time per operation; latencies recorded into the cell when `record`.
-    fn sample(&mut self, record: bool) -> f64 {
-        let sample = self.take(self.ops, record);
-        self.keep(sample)
-    }
-
-    /// Runs one sample of `ops` operations (latencies recorded when `record`) without keeping it.
-    fn take(&mut self, ops: u64, record: bool) -> Sample {
-        let sink = record.then(LatencySink::new);
-        let mut events = Events::default();
-        let mut window = SampleWindow {
-            sink: sink.clone(),
-            events: &mut events,
-            completed: None,
-        };
-        let elapsed = (self.run)(ops, &mut window);
-        let done = window.completed.unwrap_or(ops as f64);
-        Sample {
-            asked: ops,
-            ops: done,
-            elapsed,
-            events,
-            latencies: sink.map(|s| s.latencies()),
-        }
-    }
-
-    /// Adds `sample`'s events and latencies to the cell's; returns its ns/op. A sample that
-    /// completed nothing before its budget counts as one operation: its rate is at most that.
-    fn keep(&mut self, sample: Sample) -> f64 {
-        for (event, n) in sample.events.counts {
-            self.events.add(event, n);
-        }
-        self.events.ops += sample.ops;
-        self.events.elapsed += sample.elapsed;
-        if let Some(latencies) = sample.latencies {
-            self.latencies = self.latencies.merged(&latencies);
-        }
-        sample.elapsed.as_nanos() as f64 / at_least_one_if_none(sample.ops)
-    }
-}
-
-/// The records of one case in one pass: every selected implementation, and the baseline's
-/// reference cells (its A/A twin and slowed twins, [`crate::record::reference_cells`]) when the
-/// baseline is selected, opened in a shuffled order with spacers between them, then
-/// sampled in `timing.rounds` rounds, each in a new shuffled order; latencies as the experiment
-/// records them.
+/// The records of one case in one pass ([`case_cells`]): the cells opened in a shuffled order with
+/// spacers between them, calibrated, then sampled in `timing.rounds` rounds, each in a new
+/// shuffled order; latencies as the experiment records them.
 fn pass_case(
     lab: &'static dyn Lab,
     selection: &Selection,
@@ -196,49 +100,70 @@ fn pass_case(
     only: Option<&[String]>,
 ) -> Result<Vec<Record>, String> {
     let experiment = experiment(lab, &case.experiment)?;
+    let CaseCells {
+        measured: mut ids,
+        slowed,
+    } = case_cells(lab, selection, case, only)?;
+    placement.shuffle(&mut ids);
+    let mut cells = open_cells(lab, case, ids, timing, placement)?;
+    let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
+    let mut order: Vec<usize> = (0..cells.len()).collect();
+    let mut failed = vec![false; cells.len()];
+    // One sample of every cell in `order`: kept as a round's (`round`; a cell whose calibration
+    // run was kept has round 0's already), or only for its latencies.
+    let mut sample_all =
+        |order: &[usize], cells: &mut [Cell], record: bool, round: Option<usize>| {
+            for &i in order {
+                if failed[i] || round.is_some_and(|r| cells[i].samples.len() > r) {
+                    continue;
+                }
+                match cells[i].sample(record) {
+                    Ok(ns) if round.is_some() => cells[i].samples.push(ns),
+                    Ok(_) => {}
+                    Err(e) => {
+                        failed[i] = true;
+                        left_out(lab, &cells[i].id, e)?;
+                    }
+                }
+            }
+            Ok::<(), String>(())
+        };
+    for round in 0..timing.rounds {
+        placement.shuffle(&mut order);
+        sample_all(&order, &mut cells, in_samples, Some(round))?;
+    }
+    if experiment.latency == LatencyRecording::ExtraSample {
+        placement.shuffle(&mut order);
+        sample_all(&order, &mut cells, true, None)?;
+    }
+    let kept: Vec<Cell> = cells
+        .into_iter()
+        .zip(failed)
+        .filter(|(_, failed)| !failed)
+        .map(|(cell, _)| cell)
+        .collect();
+    cell_records(lab, case, kept, &slowed, only)
+}
+
+/// Each cell opened (spacers between them) and calibrated. Every cell is calibrated, the reference
+/// cells too: calibrating is also the warm-up, and a steady runner's state follows the work it
+/// has done, so a twin warmed up any other way is no longer the baseline again (measured: with
+/// one warm-up sample instead, 3 of 59 pending-ack A/A twins came out faster or slower, in all 8
+/// passes). A fresh instance per sample leaves calibration nothing to warm up: a first run that
+/// already lasts long enough is kept as the cell's first sample rather than run again (such a
+/// lab's minimum is a whole load run, seconds where generation is slow).
+fn open_cells(
+    lab: &'static dyn Lab,
+    case: &BenchCase,
+    ids: Vec<BenchId>,
+    timing: &Timing,
+    placement: &mut Placement,
+) -> Result<Vec<Cell>, String> {
+    let experiment = experiment(lab, &case.experiment)?;
     let parameter = experiment
         .parameter(&case.parameter)
-        .cloned()
         .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
-    let implementations = lab.implementations();
-    let mut ids: Vec<BenchId> = implementations
-        .iter()
-        .filter(|i| selection.selects_implementation(i) && experiment.measures(i))
-        .map(|i| case.id(i))
-        .collect();
-    let baseline = implementations.first().map(|b| case.id(b));
-    // The slowed twins are the A/A twin's samples lengthened ([`slowed_twin_ns`]): only the
-    // twin is measured for them.
-    let mut slowed_twins = Vec::new();
-    if let Some(baseline) = baseline
-        .as_ref()
-        .filter(|b| selection.selects_implementation(&b.implementation))
-    {
-        let twin = baseline.with_role(Role::Twin);
-        for role in crate::record::reference_roles() {
-            let id = baseline.with_role(role.clone());
-            match role {
-                Role::Slowed(percent) => slowed_twins.push((id, percent)),
-                _ => ids.push(id),
-            }
-        }
-        // Added passes measure only the cells they can still decide, beside the baseline (and
-        // the twin when a slowed twin is among them).
-        if let Some(only) = only {
-            slowed_twins.retain(|(id, _)| only.contains(&id.cell_name()));
-            let twin_needed = !slowed_twins.is_empty();
-            ids.retain(|id| {
-                id == baseline || only.contains(&id.cell_name()) || (twin_needed && *id == twin)
-            });
-        }
-    } else if let Some(only) = only {
-        ids.retain(|id| only.contains(&id.cell_name()));
-    }
-    placement.shuffle(&mut ids);
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
-    // A fresh instance per sample leaves calibration nothing to warm up: a first run that
-    // already lasts long enough is kept as the cell's first sample rather than run again (such a
-    // lab's minimum is a whole load run, seconds where generation is slow).
     let settle = if experiment.fresh_per_sample {
         Settle::OnFirstRun
     } else {
@@ -248,7 +173,14 @@ fn pass_case(
     let mut kept_runs = Vec::with_capacity(ids.len());
     for id in ids {
         placement.spacer();
-        let run = open_timed(lab, &id.implementation, case)?;
+        let twin = id.role == Role::Twin;
+        let run = match open_timed(lab, &id.implementation, twin, case) {
+            Ok(run) => run,
+            Err(e) => {
+                left_out(lab, &id, e)?;
+                continue;
+            }
+        };
         let mut cell = Cell {
             id,
             run,
@@ -257,24 +189,20 @@ fn pass_case(
             latencies: Latencies::default(),
             events: Events::default(),
         };
-        // Every cell is calibrated, the reference cells too: calibrating is also the warm-up,
-        // and a steady runner's state follows the work it has done, so a twin warmed up any
-        // other way is no longer the baseline again (measured: with one warm-up sample instead,
-        // 3 of 59 pending-ack A/A twins came out faster or slower, in all 8 passes).
         let (mut first_run, mut runs) = (None, 0);
-        cell.ops = match settle {
+        let calibrated = match settle {
             Settle::Scaled => {
                 calibrate(&mut cell.run, experiment, parameter.min_ops, timing.sample)
             }
             Settle::OnFirstRun => calibrate_runs(
                 |ops| {
-                    let sample = cell.take(ops, in_samples);
+                    let sample = cell.take(ops, in_samples)?;
                     let elapsed = sample.elapsed;
                     if runs == 0 {
                         first_run = Some(sample);
                     }
                     runs += 1;
-                    elapsed
+                    Ok(elapsed)
                 },
                 experiment,
                 parameter.min_ops,
@@ -282,22 +210,30 @@ fn pass_case(
                 settle,
             ),
         };
+        match calibrated {
+            Ok(ops) => cell.ops = ops,
+            Err(e) => {
+                left_out(lab, &cell.id, e)?;
+                continue;
+            }
+        }
         cells.push(cell);
         kept_runs.push(first_run.filter(|_| runs == 1));
     }
-    // The baseline's reference cells do the baseline's own work per sample: calibrated apart,
-    // a twin could land on another number of operations and amortise a concurrent sample's
-    // fixed costs (spawning, joining) differently, a difference of work, not placement.
-    let baseline_ops = cells
+    // A baseline's reference cells do the baseline's own work per sample: calibrated apart, a
+    // twin could land on another number of operations and amortise a concurrent sample's fixed
+    // costs (spawning, joining) differently, a difference of work, not placement.
+    let design_ops: Vec<(String, u64)> = cells
         .iter()
-        .find(|c| Some(&c.id) == baseline.as_ref())
-        .map(|c| c.ops);
-    if let Some(ops) = baseline_ops {
-        for cell in cells.iter_mut().filter(|c| {
-            Some(&c.id.implementation) == baseline.as_ref().map(|b| &b.implementation)
-                && !c.id.is_design()
-        }) {
-            cell.ops = ops;
+        .filter(|c| c.id.is_design())
+        .map(|c| (c.id.implementation.clone(), c.ops))
+        .collect();
+    for cell in cells.iter_mut().filter(|c| !c.id.is_design()) {
+        if let Some((_, ops)) = design_ops
+            .iter()
+            .find(|(i, _)| *i == cell.id.implementation)
+        {
+            cell.ops = *ops;
         }
     }
     // A kept calibration run counts only at the cell's final operations (a twin set to the
@@ -308,22 +244,22 @@ fn pass_case(
             cell.samples.push(ns);
         }
     }
-    let mut order: Vec<usize> = (0..cells.len()).collect();
-    for round in 0..timing.rounds {
-        placement.shuffle(&mut order);
-        for &i in &order {
-            if cells[i].samples.len() <= round {
-                let ns = cells[i].sample(in_samples);
-                cells[i].samples.push(ns);
-            }
-        }
-    }
-    if experiment.latency == LatencyRecording::ExtraSample {
-        placement.shuffle(&mut order);
-        for &i in &order {
-            cells[i].sample(true);
-        }
-    }
+    Ok(cells)
+}
+
+/// The records of a case's cells in one pass: each cell's median sample (and throughput), the
+/// slowed twins from their twins' samples, latencies and the lab's events.
+fn cell_records(
+    lab: &dyn Lab,
+    case: &BenchCase,
+    cells: Vec<Cell>,
+    slowed: &[(BenchId, u32)],
+    only: Option<&[String]>,
+) -> Result<Vec<Record>, String> {
+    let experiment = experiment(lab, &case.experiment)?;
+    let parameter = experiment
+        .parameter(&case.parameter)
+        .ok_or_else(|| format!("{case} is not a case of {}", experiment.name))?;
     // Aggregate throughput: every worker did `ops` operations.
     let workers = experiment.reports_throughput().then_some(parameter.workers);
     let mut records = Vec::new();
@@ -332,11 +268,14 @@ fn pass_case(
             workers.map(|w| Record::new(id.clone(), Metric::OpsPerSec, w as f64 * 1e9 / ns));
         std::iter::once(Record::new(id.clone(), Metric::NsPerOp, ns)).chain(ops_per_sec)
     };
-    for cell in cells {
+    for cell in cells.into_iter().filter(|c| !c.samples.is_empty()) {
         let ns = median(&cell.samples);
         let id = cell.id.clone();
         if id.role == Role::Twin {
-            for (slowed, percent) in &slowed_twins {
+            let own = slowed
+                .iter()
+                .filter(|(s, _)| s.implementation == id.implementation);
+            for (slowed, percent) in own {
                 records.extend(time_records(
                     slowed,
                     slowed_twin_ns(&cell.samples, *percent),

@@ -1,6 +1,8 @@
 //! Tests of the measurement binaries' helpers: case naming, calibration, the allocation run.
 
+use super::allocation::allocation_records;
 use super::*;
+use crate::record::Metric;
 
 /// A lab whose one runner allocates and frees a megabyte in its third run only: in the
 /// allocation run that is the second of the warm-up runs between the two windows.
@@ -115,15 +117,17 @@ fn calibration_reaches_the_target_from_the_minimum_within_the_cap() {
     let seen = Arc::clone(&runs);
     let mut run: TimedRun = Box::new(move |ops, _| {
         seen.lock().unwrap().push(ops);
-        Duration::from_nanos(ops)
+        Ok(Duration::from_nanos(ops))
     });
     // The idle runner's timed part is 1 ns per op and it returns at once, so only the timed
     // part and the cap stop the growth: 16× a step, then scaled to the target.
     let target = Duration::from_micros(100);
-    assert_eq!(calibrate(&mut run, e, 1, target), 100_000);
+    assert_eq!(calibrate(&mut run, e, 1, target), Ok(100_000));
     assert_eq!(*runs.lock().unwrap(), [1, 16, 256, 4_096, 65_536]);
-    let keep_first =
-        |min_ops| calibrate_runs(Duration::from_nanos, e, min_ops, target, Settle::OnFirstRun);
+    let keep_first = |min_ops| {
+        let nanos = |ops| Ok(Duration::from_nanos(ops));
+        calibrate_runs(nanos, e, min_ops, target, Settle::OnFirstRun).unwrap()
+    };
     assert_eq!(
         keep_first(60_000),
         60_000,
@@ -135,28 +139,34 @@ fn calibration_reaches_the_target_from_the_minimum_within_the_cap() {
         "grown runs are scaled, as a warm-up's"
     );
     let mut never: TimedRun = Box::new(|_, _| panic!("a zero target runs nothing"));
-    assert_eq!(calibrate(&mut never, e, 7, Duration::ZERO), 7);
+    assert_eq!(calibrate(&mut never, e, 7, Duration::ZERO), Ok(7));
     assert_eq!(
         calibrate(&mut run, e, 50_000, target),
-        100_000,
+        Ok(100_000),
         "from the minimum"
     );
     assert_eq!(
         calibrate(&mut run, e, 300_000, target),
-        300_000,
+        Ok(300_000),
         "never below the minimum"
     );
     let capped = Experiment {
         max_ops: Some(10),
         ..e.clone()
     };
-    assert_eq!(calibrate(&mut run, &capped, 1, target), 10);
+    assert_eq!(calibrate(&mut run, &capped, 1, target), Ok(10));
     // A run whose untimed restores take four times the target is not scaled up.
     let mut restoring: TimedRun = Box::new(|ops, _| {
         std::thread::sleep(Duration::from_micros(400));
-        Duration::from_nanos(ops)
+        Ok(Duration::from_nanos(ops))
     });
-    assert_eq!(calibrate(&mut restoring, e, 3, target), 3);
+    assert_eq!(calibrate(&mut restoring, e, 3, target), Ok(3));
+    // A failed run ends the calibration with its reason.
+    let mut failing: TimedRun = Box::new(|_, _| Err("the JVM ended".to_owned()));
+    assert_eq!(
+        calibrate(&mut failing, e, 1, target),
+        Err("the JVM ended".to_owned())
+    );
 }
 
 #[test]
@@ -171,7 +181,7 @@ fn samples_come_from_timed_cases_only() {
     let cases = narrow.cases(&["base", "fast"], &[]).unwrap();
     assert_eq!(cases, [BenchCase::new("cleanup", "small")]);
     let mut sample = source.open("fast", &BenchCase::new("op", "small")).unwrap();
-    assert_eq!(sample(), 1.0, "the idle runner reports 1 ns per op");
+    assert_eq!(sample(), Ok(1.0), "the idle runner reports 1 ns per op");
     assert!(
         source
             .open("fast", &BenchCase::new("footprint", "big"))

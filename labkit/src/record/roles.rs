@@ -10,9 +10,13 @@ use super::Role;
 /// no added passes and no correctness suite (it could not pass one).
 pub const FLOOR: &str = "harness-floor";
 
-/// Whether `name` is the harness floor's.
+/// The name of a lab's JVM harness floor: the same, written in Java and run on the JVM, so that a
+/// JVM design's cost can be shown net of the JVM's harness (`crate::jvm`).
+pub const JVM_FLOOR: &str = "jvm-harness-floor";
+
+/// Whether `name` is a harness floor's (the Rust one or the JVM one).
 pub fn is_floor(name: &str) -> bool {
-    name == FLOOR
+    name == FLOOR || name == JVM_FLOOR
 }
 
 /// The time the slowed twins add to each of the A/A twin's samples, in percent: every row
@@ -27,4 +31,43 @@ pub fn reference_roles() -> Vec<Role> {
     std::iter::once(Role::Twin)
         .chain(SLOWED_BY.iter().map(|&p| Role::Slowed(p)))
         .collect()
+}
+
+/// Which baseline each implementation's cells are compared with: the lab's own (its first
+/// implementation), or for a JVM design the JVM baseline (a verdict never crosses runtimes).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Baselines {
+    own: String,
+    /// The JVM designs, their baseline first.
+    jvm: Vec<String>,
+}
+
+impl Baselines {
+    /// `own` for every implementation but the JVM designs `jvm`, which have their first.
+    pub fn new(own: &str, jvm: &[&str]) -> Self {
+        Self {
+            own: own.to_owned(),
+            jvm: jvm.iter().map(|j| (*j).to_owned()).collect(),
+        }
+    }
+
+    /// The baseline `implementation` is compared with.
+    pub fn of(&self, implementation: &str) -> &str {
+        match self.jvm.first() {
+            Some(jvm) if self.jvm.iter().any(|j| j == implementation) => jvm,
+            _ => &self.own,
+        }
+    }
+
+    /// Whether `implementation` is a baseline (the lab's or the JVM designs').
+    pub fn is_baseline(&self, implementation: &str) -> bool {
+        self.of(implementation) == implementation
+    }
+
+    /// The lab's baseline, then the JVM designs' when it has any.
+    pub fn all(&self) -> Vec<&str> {
+        std::iter::once(self.own.as_str())
+            .chain(self.jvm.first().map(String::as_str))
+            .collect()
+    }
 }

@@ -3,15 +3,15 @@
 //! prose templates whose `{{name}}` slots a lab fills with generated tables.
 
 mod case_time;
+mod comparison;
 
 pub use case_time::{case_seconds, case_time_section};
+pub use comparison::comparison_table;
 
 use crate::chart::{Chart, bar_chart, percentile_chart};
-use crate::compare::{Verdict, compare_in};
+use crate::compare::Verdict;
 use crate::lab::{Experiment, Parameter};
-use crate::record::{
-    BenchId, FLOOR, Metric, PERCENTILES, Quantity, Record, ResultSet, Role, is_floor,
-};
+use crate::record::{BenchId, Metric, PERCENTILES, Quantity, Record, ResultSet, Role};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
 
 /// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
@@ -187,102 +187,6 @@ impl Row {
             })
             .collect()
     }
-}
-
-/// A comparison table: one row per (experiment, parameter), one column per implementation
-/// (baseline first, then its A/A twin when the run measured one), each candidate cell with its
-/// ratio to the baseline, the change in percent, the verdict and, for per-pass comparisons, how
-/// many passes agree. The harness floor, when the lab has one, is a column of its own, never
-/// compared; on a cost that adds up each other cell also shows its value net of the floor's.
-pub fn comparison_table(
-    set: &ResultSet,
-    metric: Metric,
-    rows: &[Row],
-    implementations: &[&str],
-) -> Table {
-    let baseline = implementations[0];
-    let id_of = |row: &Row, name: &str, role: &Role| {
-        BenchId::new(&row.experiment, name, &row.parameter).with_role(role.clone())
-    };
-    let measured_twin = rows.iter().any(|row| {
-        set.find(&id_of(row, baseline, &Role::Twin), metric)
-            .is_some()
-    });
-    let mut columns: Vec<(&str, Role)> = vec![(baseline, Role::Design)];
-    if measured_twin {
-        columns.push((baseline, Role::Twin));
-    }
-    columns.extend(
-        implementations[1..]
-            .iter()
-            .map(|name| (*name, Role::Design)),
-    );
-    let mut table = Table::new().column("Case", Align::Left);
-    for (name, role) in &columns {
-        let header = if *role == Role::Twin {
-            format!("{baseline} again (A/A)")
-        } else if *name == baseline {
-            format!("{name} (baseline)")
-        } else if is_floor(name) {
-            format!("{name} (no work; not compared)")
-        } else {
-            name.to_string()
-        };
-        table = table.column(&header, Align::Right);
-    }
-    for row in rows {
-        let find = |name: &str, role: &Role| set.find(&id_of(row, name, role), metric);
-        let base = find(baseline, &Role::Design);
-        // A design's own cost: its value less the harness floor's on this row. A median time
-        // below the floor's says only that the two are within the run's noise of each other.
-        let floor = find(FLOOR, &Role::Design).filter(|_| metric.facts().net_of_floor);
-        let net = |r: &Record| {
-            floor.map_or(String::new(), |f| match r.value - f.value {
-                net if net < 0.0 => "<br>net: below the floor".to_owned(),
-                net => format!("<br>net {}", format_metric(metric, net)),
-            })
-        };
-        let mut cells = vec![row.label.clone()];
-        for (name, role) in &columns {
-            let twin = *role == Role::Twin;
-            cells.push(match (find(name, role), base) {
-                (None, _) => "—".into(),
-                (Some(r), _) if is_floor(name) => cell(r),
-                (Some(r), _) if *name == baseline && !twin => {
-                    format!("{}<br>1.00×{}", cell(r), net(r))
-                }
-                (Some(r), None) => format!("{}{}", cell(r), net(r)),
-                (Some(r), Some(b)) => {
-                    let c = compare_in(set, b, r);
-                    let word = c.verdict_text(verdict_word(metric, c.verdict));
-                    let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
-                        format!(" ({agreeing}/{of})")
-                    });
-                    // The ratio's interval across passes, where it has one (a pass whose
-                    // baseline was 0 leaves it unbounded: then none is shown).
-                    let interval = c
-                        .interval
-                        .filter(|i| i.lower.is_finite() && i.upper.is_finite())
-                        .map_or(String::new(), |i| {
-                            format!(" [{:.2}–{:.2}]", i.lower, i.upper)
-                        });
-                    let net = if twin { String::new() } else { net(r) };
-                    if c.ratio.is_finite() {
-                        format!(
-                            "{}<br>{:.2}×{interval} {} {word}{agreement}{net}",
-                            cell(r),
-                            c.ratio,
-                            format_change(c.change_percent)
-                        )
-                    } else {
-                        format!("{}<br>{word} (baseline 0)", cell(r))
-                    }
-                }
-            });
-        }
-        table.row(cells);
-    }
-    table
 }
 
 /// A bar chart of `metric` for `rows` (one group each) × `implementations` (one bar each).

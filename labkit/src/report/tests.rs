@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::env::Environment;
-use crate::record::{Interval, RunMode};
+use crate::record::{Baselines, FLOOR, Interval, JVM_FLOOR, RunMode};
 
 fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
     Record::new(
@@ -15,6 +15,11 @@ fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
         upper: value + half_width,
         confidence: 0.95,
     })
+}
+
+/// `base` as the only baseline.
+fn one_baseline() -> Baselines {
+    Baselines::new("base", &[])
 }
 
 fn set(records: Vec<Record>) -> ResultSet {
@@ -41,6 +46,7 @@ fn comparison_table_puts_baseline_first_and_gives_verdicts() {
         Metric::NsPerOp,
         &rows,
         &["base", "fast", "close", "absent"],
+        &one_baseline(),
     )
     .render();
     assert!(
@@ -57,6 +63,32 @@ fn comparison_table_puts_baseline_first_and_gives_verdicts() {
 }
 
 #[test]
+fn jvm_designs_are_compared_with_the_jvm_baseline_and_net_of_the_jvm_floor() {
+    let s = set(vec![
+        timed("base", 40.0, 1.0),
+        timed("jvm-old", 100.0, 1.0),
+        timed("jvm-new", 50.0, 1.0),
+        timed(JVM_FLOOR, 10.0, 0.5),
+    ]);
+    let rows = [Row::new("admission", "single", "1 thread")];
+    let implementations = ["base", "jvm-old", "jvm-new", JVM_FLOOR];
+    let baselines = Baselines::new("base", &implementations[1..]);
+    let out = comparison_table(&s, Metric::NsPerOp, &rows, &implementations, &baselines).render();
+    assert!(
+        out.starts_with(
+            "| Case | base (baseline) | jvm-old (JVM baseline) | jvm-new | jvm-harness-floor (no \
+             work; not compared) |"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("100.0 [99.0–101.0]<br>1.00×<br>net 90.0"),
+        "{out}"
+    );
+    assert!(out.contains("0.50× −50.0 % faster<br>net 40.0"), "{out}");
+}
+
+#[test]
 fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
     let s = set(vec![
         timed("base", 40.0, 1.0),
@@ -64,7 +96,14 @@ fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
         timed(FLOOR, 5.0, 0.5),
     ]);
     let rows = [Row::new("admission", "single", "1 thread")];
-    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", "fast", FLOOR]).render();
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "fast", FLOOR],
+        &one_baseline(),
+    )
+    .render();
     assert!(
         out.starts_with(
             "| Case | base (baseline) | fast | harness-floor (no work; not compared) |"
@@ -78,7 +117,14 @@ fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
     assert!(out.contains("−50.0 % faster<br>net 15.0"), "{out}");
     assert!(out.ends_with("| 5.00 [4.50–5.50] |\n"), "{out}");
     let s = set(vec![timed("base", 40.0, 1.0), timed(FLOOR, 41.0, 0.5)]);
-    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", FLOOR]).render();
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", FLOOR],
+        &one_baseline(),
+    )
+    .render();
     assert!(out.contains("1.00×<br>net: below the floor |"), "{out}");
     // Counts that do not add up per operation (footprints) get no net figure.
     let bytes = |implementation: &str, value: f64| {
@@ -89,7 +135,14 @@ fn the_harness_floor_is_a_column_without_a_verdict_and_costs_show_net_of_it() {
         )
     };
     let s = set(vec![bytes("base", 4096.0), bytes(FLOOR, 0.0)]);
-    let out = comparison_table(&s, Metric::RetainedBytes, &rows, &["base", FLOOR]).render();
+    let out = comparison_table(
+        &s,
+        Metric::RetainedBytes,
+        &rows,
+        &["base", FLOOR],
+        &one_baseline(),
+    )
+    .render();
     assert!(!out.contains("net"), "{out}");
 }
 
@@ -108,7 +161,14 @@ fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
         passes("fast", &[5.0, 5.5, 6.0, 6.5, 7.0, 7.5]),
     ]);
     let rows = [Row::new("admission", "single", "1 thread")];
-    let out = comparison_table(&s, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "fast"],
+        &one_baseline(),
+    )
+    .render();
     assert!(
         out.starts_with("| Case | base (baseline) | base again (A/A) | fast |"),
         "{out}"
@@ -123,7 +183,14 @@ fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
     );
     assert!(out.contains("unstable (3/6)"), "{out}");
     let without = set(vec![timed("base", 40.0, 1.0)]);
-    let out = comparison_table(&without, Metric::NsPerOp, &rows, &["base", "fast"]).render();
+    let out = comparison_table(
+        &without,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "fast"],
+        &one_baseline(),
+    )
+    .render();
     assert!(!out.contains("A/A"), "no twin measured, no column: {out}");
 }
 
@@ -142,7 +209,14 @@ fn a_zero_baseline_gives_no_infinite_ratio() {
         count("boxed", 1.06),
         count("flat", 0.0),
     ]);
-    let out = comparison_table(&s, Metric::AllocsPerOp, &rows, &["base", "boxed", "flat"]).render();
+    let out = comparison_table(
+        &s,
+        Metric::AllocsPerOp,
+        &rows,
+        &["base", "boxed", "flat"],
+        &one_baseline(),
+    )
+    .render();
     assert!(out.contains("1.06<br>more (baseline 0)"), "{out}");
     assert!(out.contains("0<br>1.00× +0.0 % same"), "{out}");
     assert!(!out.contains('∞'), "{out}");
@@ -158,7 +232,14 @@ fn a_zero_baseline_gives_no_infinite_ratio() {
         passes("base", &[0.0, 2.0, 2.0, 4.0, 0.0, 2.0]),
         passes("boxed", &[1.0, 1.0, 1.0, 1.0, 1.0, 1.0]),
     ]);
-    let out = comparison_table(&s, Metric::AllocsPerOp, &rows, &["base", "boxed"]).render();
+    let out = comparison_table(
+        &s,
+        Metric::AllocsPerOp,
+        &rows,
+        &["base", "boxed"],
+        &one_baseline(),
+    )
+    .render();
     assert!(out.contains("×"), "{out}");
     assert!(!out.contains("NaN") && !out.contains("inf"), "{out}");
 }

@@ -11,7 +11,8 @@ pub mod records;
 use crate::document::{LabReport, render};
 use crate::lab::BenchCase;
 use crate::lab::{
-    Experiment, Kind, Lab, Parameter, Window, cases, counted_cases, counted_cases_of, timed_ids,
+    Experiment, Kind, Lab, MeasuredHeap, Parameter, Window, cases, counted_cases, counted_cases_of,
+    measures, timed_ids,
 };
 use crate::latency::LatencySink;
 use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
@@ -93,6 +94,7 @@ struct ProtocolWindow {
     closed: u32,
     stray_events: u32,
     completed: Option<f64>,
+    failure: Option<String>,
 }
 
 impl Window for ProtocolWindow {
@@ -118,6 +120,10 @@ impl Window for ProtocolWindow {
     }
     fn completed(&mut self, ops: f64) {
         self.completed = Some(ops);
+    }
+    fn heap_measured(&mut self, _: MeasuredHeap) {}
+    fn failed(&mut self, reason: String) {
+        self.failure = Some(reason);
     }
 }
 
@@ -160,7 +166,7 @@ pub fn experiment_implementations_are_the_lab_s_own(lab: &dyn crate::lab::Descri
             assert!(implementations.contains(named), "{}: `{named}`", e.name);
         }
         assert!(
-            e.measures(implementations[0]),
+            e.lists(implementations[0]),
             "{}: its implementations leave out the baseline `{}`",
             e.name,
             implementations[0]
@@ -207,8 +213,12 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
         };
         for implementation in lab.implementations() {
             let id = case.id(implementation);
-            if !e.measures(implementation) {
-                let err = lab.open(implementation, case).err();
+            if !crate::measure::runnable(lab, implementation) {
+                continue;
+            }
+            let open = || crate::measure::open_cell(lab, implementation, false, case);
+            if !measures(lab, e, implementation) {
+                let err = open().err();
                 let refused = err.is_some_and(|err| err.contains("is not measured on"));
                 assert!(
                     refused,
@@ -216,11 +226,10 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
                 );
                 continue;
             }
-            let mut runner = lab
-                .open(implementation, case)
-                .unwrap_or_else(|err| panic!("{id} does not open: {err}"));
+            let mut runner = open().unwrap_or_else(|err| panic!("{id} does not open: {err}"));
             let mut window = ProtocolWindow::default();
             let elapsed = runner.run(0, ops, &mut window);
+            assert_eq!(window.failure, None, "{id}: the run failed");
             assert_eq!(
                 (window.opened, window.closed),
                 (1, 1),
@@ -250,13 +259,20 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
     assert!(err.contains("is not a parameter of"), "{err}");
 }
 
-/// The registry's modules are the lab's implementations, in order, each with every counted case.
+/// The registry's modules are the lab's Rust implementations, in order (its JVM designs follow
+/// them in its description), each with every counted case.
 pub fn registry_matches(lab: &'static dyn Lab, modules: &[&str]) {
     let names: Vec<String> = modules.iter().map(|m| m.replace('_', "-")).collect();
-    assert_eq!(
-        names,
-        lab.implementations(),
-        "registry modules ↔ implementations"
+    let jvm = lab.jvm_designs();
+    let rust: Vec<&str> = lab
+        .implementations()
+        .into_iter()
+        .filter(|i| !jvm.contains(i))
+        .collect();
+    assert_eq!(names, rust, "registry modules ↔ implementations");
+    assert!(
+        lab.implementations().ends_with(&jvm),
+        "the JVM designs follow the Rust ones"
     );
     let counted = counted_cases_of(lab).len();
     for module in modules {
@@ -288,7 +304,7 @@ fn full_set(lab: &dyn crate::lab::Describe) -> ResultSet {
             }
         }
         for case in cases(lab, |e, _| {
-            e.kind == Kind::Retained && e.measures(implementation)
+            e.kind == Kind::Retained && measures(lab, e, implementation)
         }) {
             let id = case.id(implementation);
             for metric in [Metric::RetainedBytes, Metric::RetainedUsableBytes] {

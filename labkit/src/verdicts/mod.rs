@@ -5,7 +5,7 @@
 use crate::compare::{
     MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
 };
-use crate::record::{BenchId, LinkOrder, Metric, Record, ResultSet, Role};
+use crate::record::{Baselines, BenchId, LinkOrder, Metric, Record, ResultSet, Role};
 use crate::record::{SLOWED_BY, is_floor};
 use crate::report::{fill, format_scaled};
 use crate::table::{Align, Table};
@@ -80,14 +80,36 @@ impl Tally {
     }
 }
 
-/// The baseline's record of `cell`'s case.
-fn baseline_of<'a>(set: &'a ResultSet, baseline: &str, cell: &Record) -> Option<&'a Record> {
+/// The record of `cell`'s case by the baseline its implementation is compared with.
+fn baseline_of<'a>(set: &'a ResultSet, baselines: &Baselines, cell: &Record) -> Option<&'a Record> {
+    let baseline = baselines.of(&cell.id.implementation);
     let id = BenchId::new(&cell.id.experiment, baseline, &cell.id.parameter);
     set.find(&id, cell.metric)
 }
 
+/// The tally groups of one baseline's cells: its A/A twin, the designs compared with it, then each
+/// slowed twin (the run's power); the JVM's named as such.
+fn tally_groups(own: bool) -> Vec<(String, Tally)> {
+    let (who, baseline) = if own {
+        ("", "baseline")
+    } else {
+        ("JVM ", "JVM baseline")
+    };
+    let mut groups = vec![
+        (format!("{who}A/A twin vs {baseline}"), Tally::default()),
+        (format!("{who}designs vs {baseline}"), Tally::default()),
+    ];
+    for percent in SLOWED_BY {
+        groups.push((
+            format!("{baseline} slowed by {percent} % vs {baseline}"),
+            Tally::default(),
+        ));
+    }
+    groups
+}
+
 /// The verdict tallies, and how many cells were decided on added passes.
-fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
+fn tally_table(set: &ResultSet, baselines: &Baselines) -> (Table, usize) {
     let margin = set.timing.and_then(|t| t.same_within);
     let mut extended = 0;
     let mut table = Table::new()
@@ -102,23 +124,22 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
             "ratio spread across passes (median cell, max/min)",
             Align::Right,
         );
+    let all = baselines.all();
     for metric in TIMED {
-        // The A/A twin, the designs, then each slowed twin (the run's power).
-        let mut groups: Vec<(String, Tally)> = vec![
-            ("A/A twin vs baseline".into(), Tally::default()),
-            ("designs vs baseline".into(), Tally::default()),
-        ];
-        for percent in SLOWED_BY {
-            groups.push((
-                format!("baseline slowed by {percent} % vs baseline"),
-                Tally::default(),
-            ));
+        let mut groups: Vec<(String, Tally)> = Vec::new();
+        for (at, _) in all.iter().enumerate() {
+            groups.extend(tally_groups(at == 0));
         }
+        let per_baseline = groups.len() / all.len().max(1);
         for cell in set.records.iter().filter(|r| r.metric == metric) {
-            let Some(base) = baseline_of(set, baseline, cell) else {
+            let Some(base) = baseline_of(set, baselines, cell) else {
                 continue;
             };
             let name = cell.id.implementation.as_str();
+            let baseline = baselines.of(name);
+            let Some(first) = all.iter().position(|b| *b == baseline) else {
+                continue;
+            };
             let group = match &cell.id.role {
                 Role::Twin if name == baseline => 0,
                 Role::Slowed(percent) => match SLOWED_BY.iter().position(|p| p == percent) {
@@ -128,7 +149,9 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
                 Role::Design if name != baseline && !is_floor(name) => 1,
                 _ => continue,
             };
-            groups[group].1.add(base, cell, margin);
+            groups[first * per_baseline + group]
+                .1
+                .add(base, cell, margin);
         }
         // Cells, not cell metrics: a cell given added passes has them for every metric.
         if metric == Metric::NsPerOp {
@@ -138,7 +161,7 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
             if t.cells == 0 {
                 continue;
             }
-            let observed = if who.starts_with("A/A") {
+            let observed = if who.contains("A/A") {
                 format!(
                     "{} (**{}** false positives)",
                     t.decisive,
@@ -163,7 +186,13 @@ fn tally_table(set: &ResultSet, baseline: &str) -> (Table, usize) {
 }
 
 /// `candidate / baseline` of `metric` on `cell`'s case, when both were measured.
-fn model_ratio(set: &ResultSet, baseline: &str, cell: &BenchId, metric: Metric) -> Option<f64> {
+fn model_ratio(
+    set: &ResultSet,
+    baselines: &Baselines,
+    cell: &BenchId,
+    metric: Metric,
+) -> Option<f64> {
+    let baseline = baselines.of(&cell.implementation);
     let base = set.find(
         &BenchId::new(&cell.experiment, baseline, &cell.parameter),
         metric,
@@ -174,7 +203,7 @@ fn model_ratio(set: &ResultSet, baseline: &str, cell: &BenchId, metric: Metric) 
 
 /// Cells whose decisive wall-time verdict the cost model contradicts, and how many decisive
 /// cells had a model to check against.
-fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
+fn disagreements(set: &ResultSet, baselines: &Baselines) -> (Table, usize, usize) {
     let mut table = Table::new()
         .column("Cell", Align::Left)
         .column("wall time vs baseline", Align::Right)
@@ -186,7 +215,7 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
         .iter()
         .filter(|r| r.metric == Metric::NsPerOp && !is_floor(&r.id.implementation))
     {
-        let Some(base) = baseline_of(set, baseline, cell) else {
+        let Some(base) = baseline_of(set, baselines, cell) else {
             continue;
         };
         let wall = compare(base, cell, set.timing.and_then(|t| t.same_within));
@@ -195,8 +224,8 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
             Verdict::Worse => false,
             _ => continue,
         };
-        let cycles = model_ratio(set, baseline, &cell.id, Metric::EstimatedCyclesPerOp);
-        let instructions = model_ratio(set, baseline, &cell.id, Metric::InstructionsPerOp);
+        let cycles = model_ratio(set, baselines, &cell.id, Metric::EstimatedCyclesPerOp);
+        let instructions = model_ratio(set, baselines, &cell.id, Metric::InstructionsPerOp);
         let Some(model) = cycles.or(instructions) else {
             continue;
         };
@@ -229,9 +258,10 @@ fn disagreements(set: &ResultSet, baseline: &str) -> (Table, usize, usize) {
 /// The section, or `None` for a result set that timed nothing.
 pub fn verdict_section(
     set: &ResultSet,
-    baseline: &str,
+    baselines: &Baselines,
     single_threaded: &dyn Fn(&BenchId) -> bool,
 ) -> Option<String> {
+    let baseline = baselines.all()[0];
     let method = set.timing?;
     let layout = match method.link_order {
         LinkOrder::ShuffledPerPass => {
@@ -246,7 +276,7 @@ pub fn verdict_section(
     } else {
         "nothing: too few passes for an interval"
     };
-    let (table, checked, contradicted) = disagreements(set, baseline);
+    let (table, checked, contradicted) = disagreements(set, baselines);
     let disagreements = if checked == 0 {
         "No decisive single-threaded cell had a model to compare with in this run.".to_owned()
     } else if contradicted == 0 {
@@ -259,7 +289,7 @@ pub fn verdict_section(
             table.render()
         )
     };
-    let (tally, extended) = tally_table(set, baseline);
+    let (tally, extended) = tally_table(set, baselines);
     let margin = match method.same_within {
         Some(m) => format!(
             "**±{:.0} %**, the median half-width of the A/A twins' ratio intervals on the \
@@ -358,13 +388,13 @@ pub struct Rerun {
     pub single_moved_5: usize,
 }
 
-/// Every decisive verdict of `first` on `metrics` (each candidate and the A/A twin against
-/// `baseline`, each run with its own margin) looked up in `second`; the slowed twins, which
+/// Every decisive verdict of `first` on `metrics` (each candidate and each A/A twin against its
+/// baseline, each run with its own margin) looked up in `second`; the slowed twins, which
 /// measure power, are left out.
 pub fn rerun(
     first: &ResultSet,
     second: &ResultSet,
-    baseline: &str,
+    baselines: &Baselines,
     metrics: &[Metric],
     single_threaded: &dyn Fn(&BenchId) -> bool,
 ) -> Rerun {
@@ -374,20 +404,20 @@ pub fn rerun(
     for cell in first.records.iter().filter(|r| metrics.contains(&r.metric)) {
         let name = cell.id.implementation.as_str();
         let candidate = match cell.id.role {
-            Role::Design => name != baseline && !is_floor(name),
-            Role::Twin => name == baseline,
+            Role::Design => !baselines.is_baseline(name) && !is_floor(name),
+            Role::Twin => baselines.is_baseline(name),
             Role::Slowed(_) | Role::RatioTo(_) => false,
         };
         if !candidate {
             continue;
         }
-        let Some(base) = baseline_of(first, baseline, cell) else {
+        let Some(base) = baseline_of(first, baselines, cell) else {
             continue;
         };
         let c = compare(base, cell, margin(first));
         let again = second
             .find(&cell.id, cell.metric)
-            .zip(baseline_of(second, baseline, cell))
+            .zip(baseline_of(second, baselines, cell))
             .map(|(cell, base)| compare(base, cell, margin(second)));
         if metrics.first() == Some(&cell.metric)
             && cell.id.role != Role::Twin

@@ -38,7 +38,7 @@ fn the_tally_counts_the_twins_false_positives_apart_from_the_designs() {
         // The harness floor is faster in every pass and never counted.
         passes(crate::record::FLOOR, &[1.0; 6]),
     ]);
-    let out = verdict_section(&s, "base", &|_| true).unwrap();
+    let out = verdict_section(&s, &Baselines::new("base", &[]), &|_| true).unwrap();
     assert!(
         out.contains("**6 passes**") && out.contains("`base-again`"),
         "{out}"
@@ -56,7 +56,7 @@ fn the_tally_counts_the_twins_false_positives_apart_from_the_designs() {
     );
     assert!(!out.contains("{{"), "every slot filled: {out}");
     let untimed = ResultSet { timing: None, ..s };
-    assert!(verdict_section(&untimed, "base", &|_| true).is_none());
+    assert!(verdict_section(&untimed, &Baselines::new("base", &[]), &|_| true).is_none());
 }
 
 #[test]
@@ -82,7 +82,13 @@ fn a_rerun_sorts_first_run_verdicts_into_repeated_softened_and_reversed() {
         passes("steady", &[5.0; 6]),
         passes("equal", &[9.0; 6]),
     ]);
-    let outcome = rerun(&first, &second, "base", &WALL_TIME, &|_| true);
+    let outcome = rerun(
+        &first,
+        &second,
+        &Baselines::new("base", &[]),
+        &WALL_TIME,
+        &|_| true,
+    );
     assert_eq!(
         outcome,
         Rerun {
@@ -114,7 +120,7 @@ fn a_rerun_sorts_first_run_verdicts_into_repeated_softened_and_reversed() {
     let outcome = rerun(
         &with_margin(vec![passes("base", &BASE), even()]),
         &with_margin(vec![passes("base", &BASE), even()]),
-        "base",
+        &Baselines::new("base", &[]),
         &WALL_TIME,
         &|_| false,
     );
@@ -140,7 +146,7 @@ fn decisive_cells_the_model_does_not_back_are_listed() {
         records.push(count(implementation, Metric::EstimatedCyclesPerOp, cycles));
         records.push(count(implementation, Metric::InstructionsPerOp, cycles));
     }
-    let out = verdict_section(&set(records), "base", &|_| true).unwrap();
+    let out = verdict_section(&set(records), &Baselines::new("base", &[]), &|_| true).unwrap();
     assert!(out.contains("1 of the 2 decisive cells"), "{out}");
     assert!(
         out.contains("| `op/fast-by-luck/small` | 0.91× faster (6/6), 10.0 ns | 1.30× | 1.30× |"),
@@ -148,7 +154,7 @@ fn decisive_cells_the_model_does_not_back_are_listed() {
     );
     assert!(!out.contains("`op/fast/small`"), "{out}");
     let agreeing = set(vec![passes("base", &BASE), passes("fast", &[5.0; 6])]);
-    let out = verdict_section(&agreeing, "base", &|_| true).unwrap();
+    let out = verdict_section(&agreeing, &Baselines::new("base", &[]), &|_| true).unwrap();
     assert!(
         out.contains("No decisive single-threaded cell had a model"),
         "{out}"

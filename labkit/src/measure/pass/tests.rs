@@ -1,7 +1,11 @@
 //! One pass's sampling, on counting fixture labs.
 
 use super::*;
+use std::time::Duration;
+
+use crate::lab::Window;
 use crate::lab::{Experiment, Kind};
+use crate::record::EventName;
 use crate::testing::fixture::TINY;
 
 /// One case of the tiny lab in a pass, as `pass_case` measures it.

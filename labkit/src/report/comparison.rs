@@ -1,0 +1,124 @@
+//! The comparison table every report is made of.
+
+use super::{Row, cell, format_metric, verdict_word};
+use crate::compare::compare_in;
+use crate::record::{
+    Baselines, BenchId, FLOOR, JVM_FLOOR, Metric, Record, ResultSet, Role, is_floor,
+};
+use crate::table::{Align, Table, format_change};
+
+/// A comparison table: one row per (experiment, parameter), one column per implementation, in
+/// groups by the baseline each is compared with (the lab's designs, then its JVM designs): the
+/// baseline first, then its A/A twin when the run measured one, each candidate cell with its ratio
+/// to its baseline, the change in percent, the verdict and, for per-pass comparisons, how many
+/// passes agree. A harness floor, when the group has one, is a column of its own, never compared;
+/// on a cost that adds up each other cell of the group also shows its value net of the floor's.
+pub fn comparison_table(
+    set: &ResultSet,
+    metric: Metric,
+    rows: &[Row],
+    implementations: &[&str],
+    baselines: &Baselines,
+) -> Table {
+    let id_of = |row: &Row, name: &str, role: &Role| {
+        BenchId::new(&row.experiment, name, &row.parameter).with_role(role.clone())
+    };
+    let all = baselines.all();
+    let mut columns: Vec<(&str, Role)> = Vec::new();
+    for baseline in all.iter().filter(|b| implementations.contains(b)) {
+        columns.push((baseline, Role::Design));
+        let measured_twin = rows.iter().any(|row| {
+            set.find(&id_of(row, baseline, &Role::Twin), metric)
+                .is_some()
+        });
+        if measured_twin {
+            columns.push((baseline, Role::Twin));
+        }
+        columns.extend(
+            implementations
+                .iter()
+                .filter(|i| baselines.of(i) == *baseline && *i != baseline)
+                .map(|name| (*name, Role::Design)),
+        );
+    }
+    let mut table = Table::new().column("Case", Align::Left);
+    for (name, role) in &columns {
+        let header = if *role == Role::Twin {
+            format!("{name} again (A/A)")
+        } else if *name == all[0] {
+            format!("{name} (baseline)")
+        } else if baselines.is_baseline(name) {
+            format!("{name} (JVM baseline)")
+        } else if is_floor(name) {
+            format!("{name} (no work; not compared)")
+        } else {
+            name.to_string()
+        };
+        table = table.column(&header, Align::Right);
+    }
+    for row in rows {
+        let find = |name: &str, role: &Role| set.find(&id_of(row, name, role), metric);
+        // A design's own cost: its value less its group's harness floor's on this row. A median
+        // time below the floor's says only that the two are within the run's noise of each other.
+        let floor_of = |name: &str| {
+            let floor = if baselines.of(name) == all[0] {
+                FLOOR
+            } else {
+                JVM_FLOOR
+            };
+            find(floor, &Role::Design).filter(|_| metric.facts().net_of_floor)
+        };
+        let net = |name: &str, r: &Record| {
+            floor_of(name).map_or(String::new(), |f| match r.value - f.value {
+                net if net < 0.0 => "<br>net: below the floor".to_owned(),
+                net => format!("<br>net {}", format_metric(metric, net)),
+            })
+        };
+        let mut cells = vec![row.label.clone()];
+        for (name, role) in &columns {
+            let twin = *role == Role::Twin;
+            let base = find(baselines.of(name), &Role::Design);
+            cells.push(match (find(name, role), base) {
+                (None, _) => "—".into(),
+                (Some(r), _) if is_floor(name) => cell(r),
+                (Some(r), _) if baselines.is_baseline(name) && !twin => {
+                    format!("{}<br>1.00×{}", cell(r), net(name, r))
+                }
+                (Some(r), None) => format!("{}{}", cell(r), net(name, r)),
+                (Some(r), Some(b)) => {
+                    let net = if twin { String::new() } else { net(name, r) };
+                    compared_cell(set, metric, b, r, &net)
+                }
+            });
+        }
+        table.row(cells);
+    }
+    table
+}
+
+/// A cell compared with its baseline: its value, the ratio with its interval across passes (where
+/// it has one: a pass whose baseline was 0 leaves it unbounded, and then none is shown), the
+/// change, the verdict with the passes that agree, and `net` (its value net of the floor).
+fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net: &str) -> String {
+    let c = compare_in(set, base, r);
+    let word = c.verdict_text(verdict_word(metric, c.verdict));
+    let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
+        format!(" ({agreeing}/{of})")
+    });
+    let interval = c
+        .interval
+        .filter(|i| i.lower.is_finite() && i.upper.is_finite())
+        .map_or(String::new(), |i| {
+            format!(" [{:.2}–{:.2}]", i.lower, i.upper)
+        });
+    if c.ratio.is_finite() {
+        format!(
+            "{}<br>{:.2}×{interval} {} {word}{agreement}{net}",
+            cell(r),
+            c.ratio,
+            format_change(c.change_percent)
+        )
+    } else {
+        format!("{}<br>{word} (baseline 0)", cell(r))
+    }
+}
