@@ -33,20 +33,29 @@ import javax.management.ObjectName;
  * nothing ({@link CompilationMXBean#getTotalCompilationTime()} unchanged) for
  * {@value #QUIET_RUNS} runs in a row and at least {@value #WARM_MIN_MILLIS} ms have passed; at
  * most {@value #WARM_MAX_MILLIS} ms (then the case is measured still compiling, and the reply
- * says so). With {@code -Dlabkit.warmup=smoke} one run of one operation. A retained case is built
- * once and dropped instead, so that the classes it loads are not counted as its footprint.
+ * says so). With {@code -Dlabkit.warmup=smoke} one run of one operation. A retained case is
+ * measured {@value #SETTLING_BUILDS} times first instead, and those measurements dropped, so that
+ * the classes it loads and the JVM's first-use caches are not counted as its footprint.
  */
 public final class Harness {
     static final long WARM_RUN_MILLIS = 10;
     static final int QUIET_RUNS = 3;
     static final long WARM_MIN_MILLIS = 250;
     static final long WARM_MAX_MILLIS = 5_000;
+    /** Measurements of a retained case dropped before the ones that count. */
+    static final int SETTLING_BUILDS = 1;
+    /** Full collections at most until two in a row find the same live bytes. */
+    static final int SETTLING_HISTOGRAMS = 5;
 
     private final JvmLab lab;
     private final String design;
     private final boolean smoke;
     private final Map<Integer, Case> cases = new HashMap<>();
-    private final Map<Integer, Object> built = new HashMap<>();
+    /**
+     * The structure the last retained case built, kept reachable until the next one is built: a
+     * field, so that keeping it allocates nothing between the two histograms.
+     */
+    private Object built;
     private final Set<String> warmed = new HashSet<>();
     private int nextHandle = 1;
 
@@ -96,9 +105,7 @@ public final class Harness {
             case "run":
                 return run(handle(words), number(words, 2), number(words, 3));
             case "close":
-                int handle = handle(words);
-                cases.remove(handle);
-                built.remove(handle);
+                cases.remove(handle(words));
                 return "closed";
             case "trace":
                 return "checksum=" + lab.trace(word(words, 1), word(words, 2), number(words, 3));
@@ -119,8 +126,13 @@ public final class Harness {
             return handle + " warm-ms=0 warm-runs=0 warm=none";
         }
         if (opened instanceof Case.Retained) {
-            ((Case.Retained) opened).build();
-            return handle + " warm-ms=0 warm-runs=1 warm=none";
+            // Built, collected and built again before the first measurement: the classes it
+            // loads and the JVM's first-use caches (call sites, cleaners) settle first.
+            for (int i = 0; i < SETTLING_BUILDS; i++) {
+                retain((Case.Retained) opened);
+            }
+            built = null;
+            return handle + " warm-ms=0 warm-runs=" + SETTLING_BUILDS + " warm=none";
         }
         return handle + " " + warm(opened);
     }
@@ -162,14 +174,7 @@ public final class Harness {
             throw new IllegalArgumentException("no open case " + handle);
         }
         if (opened instanceof Case.Retained) {
-            built.remove(handle);
-            long before = liveBytes();
-            long start = System.nanoTime();
-            Object structure = ((Case.Retained) opened).build();
-            long elapsed = System.nanoTime() - start;
-            built.put(handle, structure);
-            long after = liveBytes();
-            return "ns=" + elapsed + " retained=" + Math.max(0, after - before);
+            return retain((Case.Retained) opened);
         }
         Sample sample = opened.run(warmUp, ops);
         StringBuilder reply = new StringBuilder();
@@ -182,10 +187,43 @@ public final class Harness {
     }
 
     /**
-     * Bytes of every live object after a full collection: the total of the heap's class
-     * histogram ({@code GC.class_histogram}, which collects first).
+     * Builds a retained case's structure and keeps it; the heap it added (live bytes after a full
+     * collection, before and after) and the time the build took.
+     */
+    private String retain(Case.Retained retained) throws Exception {
+        built = null;
+        long before = liveBytes();
+        long start = System.nanoTime();
+        built = retained.build();
+        long elapsed = System.nanoTime() - start;
+        long after = liveBytes();
+        return "ns=" + elapsed + " retained=" + Math.max(0, after - before);
+    }
+
+    /**
+     * Bytes of every live object after a full collection, settled: the histogram is taken again,
+     * a few milliseconds apart, until two in a row agree (at most {@value #SETTLING_HISTOGRAMS}),
+     * because a collection hands references to the JVM's reference-handler and cleaner threads,
+     * which free what they hold a moment later.
      */
     static long liveBytes() throws Exception {
+        long last = histogramTotal();
+        for (int i = 1; i < SETTLING_HISTOGRAMS; i++) {
+            Thread.sleep(5);
+            long again = histogramTotal();
+            if (again == last) {
+                break;
+            }
+            last = again;
+        }
+        return last;
+    }
+
+    /**
+     * The total of the heap's class histogram ({@code GC.class_histogram}, which collects
+     * first).
+     */
+    private static long histogramTotal() throws Exception {
         MBeanServer server = ManagementFactory.getPlatformMBeanServer();
         ObjectName name = new ObjectName("com.sun.management:type=DiagnosticCommand");
         String histogram = (String) server.invoke(name, "gcClassHistogram",
