@@ -98,8 +98,8 @@ macro_rules! with_implementations {
     ($callback:ident) => {
         $callback! {
             topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
-            chm_monitor => $crate::implementations::chm_monitor::ChmMonitor,
-            chm_replace => $crate::implementations::chm_replace::ChmReplace,
+            chm_monitor_unboxed =>
+                $crate::implementations::chm_monitor_unboxed::ChmMonitorUnboxed,
             chm_replace_unboxed =>
                 $crate::implementations::chm_replace_unboxed::ChmReplaceUnboxed,
             papaya_cas => $crate::implementations::papaya_cas::PapayaCas,

@@ -2,8 +2,7 @@
 //! allocation per admission, by sequence id or by replicated position, in any shape: none at all on one thread, and at most one block per
 //! thread with several (a lock's lazily created per-thread parking data can first be needed in the
 //! measured window; it is created once per thread, never per call). `papaya-cas` allocates on
-//! accepted updates, as expected of papaya's boxed entries, and so do `chm-monitor` and
-//! `chm-replace`, which box every value as Java does. One profiler per process, so this file
+//! accepted updates, as expected of papaya's boxed entries. One profiler per process, so this file
 //! has one test.
 
 use dedup_lab::workload::{Ids, SHAPES, Shape, run_window};

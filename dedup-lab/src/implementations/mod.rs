@@ -4,8 +4,7 @@
 
 pub mod atomic_slot;
 pub mod chm;
-pub mod chm_monitor;
-pub mod chm_replace;
+pub mod chm_monitor_unboxed;
 pub mod chm_replace_unboxed;
 pub mod harness_floor;
 pub mod packed_handle;

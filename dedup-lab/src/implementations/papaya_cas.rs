@@ -1,12 +1,12 @@
 //! `papaya-cas`: the algorithm of Pulsar #26763 (read the producer's pushed id, then
 //! insert-if-absent or compare-and-replace, retrying when another caller won) on papaya, a
 //! lock-free Rust hash map. It is not a model of Java's `ConcurrentHashMap` (that is
-//! `chm-replace`): papaya's compare-and-replace is a `compute` that installs a new entry (key and
-//! value, boxed together) with a CAS on the bucket and retires the old one through epoch-based
-//! reclamation, where Java's `replace` locks the bin and overwrites one field with a boxed `Long`
-//! that the garbage collector frees. So every accepted update allocates and later frees an entry.
-//! Replicated positions take the same path in maps of their own, a position being one value
-//! replaced whole (as the `compute` variant of Pulsar's replication path does).
+//! `chm-replace-unboxed`): papaya's compare-and-replace is a `compute` that installs a new entry
+//! (key and value, boxed together) with a CAS on the bucket and retires the old one through
+//! epoch-based reclamation, where Java's `replace` locks the bin and overwrites one field with a
+//! boxed `Long` that the garbage collector frees. So every accepted update allocates and later
+//! frees an entry. Replicated positions take the same path in maps of their own, a position being
+//! one value replaced whole (as the `compute` variant of Pulsar's replication path does).
 
 use papaya::{Compute, HashMap, Operation};
 
