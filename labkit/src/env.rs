@@ -173,8 +173,9 @@ pub fn utc_timestamp(unix_seconds: u64) -> String {
 
 impl Environment {
     /// Captures the environment of the workspace at `root`, recording the locked versions of the
-    /// crates `package` depends on ([`dependencies_of`]).
-    pub fn capture(root: &Path, package: &str) -> Self {
+    /// crates `package` depends on ([`dependencies_of`]) and, for a lab with JVM designs
+    /// (`jvm`), the JVM.
+    pub fn capture(root: &Path, package: &str, jvm: bool) -> Self {
         let lock = std::fs::read_to_string(root.join("Cargo.lock")).unwrap_or_default();
         let revision = command_line("git", &["rev-parse", "--short", "HEAD"], root)
             .unwrap_or_else(|| "unknown".to_owned());
@@ -212,7 +213,7 @@ impl Environment {
                 revision
             },
             date: utc_timestamp(now),
-            jvm: Some(jvm_runtime(None)),
+            jvm: jvm.then(|| jvm_runtime(None)),
         }
     }
 

@@ -273,7 +273,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
     // one lab's fresh results in bench-results/ do not mark the next lab's run as dirty.
     let environments: Vec<Environment> = chosen
         .iter()
-        .map(|lab| Environment::capture(&root(), lab.package()))
+        .map(|lab| Environment::capture(&root(), lab.package(), !lab.jvm_designs().is_empty()))
         .collect();
     let dirty = environments
         .iter()

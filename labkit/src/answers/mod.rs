@@ -2,6 +2,11 @@
 //! table, a point of its argument) beside the lab's re-creation of it, `reproduces` or `differs`,
 //! and for every difference its cause **shown by measurements of the same run**.
 //!
+//! A lab whose write-up measured Java designs answers on the JVM ([`JvmSide`], [`jvm`]): the
+//! claim reproduces when the write-up's two arms, run on the JVM here, go its way; the Rust
+//! designs are context beside them, and each Rust model of a Java design is calibrated against
+//! its JVM original. A lab without a JVM side answers on its pairs of designs.
+//!
 //! A lab writes its claims once, in `report/answers.json`: the seed's figure, the experiment,
 //! parameter and metric the lab measures it on, the pairs of designs that stand for the seed's
 //! "before" and "after", and for a pair that differs, causes whose text cites measured values
@@ -17,8 +22,10 @@ use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
 
+mod jvm;
 mod refs;
 
+pub use jvm::{MODEL_BAND, verdict_paragraph};
 pub use refs::fill_measured;
 use refs::*;
 
@@ -30,9 +37,37 @@ pub struct Answers {
     /// Its question, in one sentence.
     pub question: String,
     /// The design pairs every claim is checked on, one column each; the first is the lab's
-    /// re-creation of the write-up's own comparison.
+    /// re-creation of the write-up's own comparison. Not used with a JVM side.
+    #[serde(default)]
     pub pairs: Vec<Pair>,
+    /// The write-up's own designs run on the JVM, which decide its claims.
+    #[serde(default)]
+    pub jvm: Option<JvmSide>,
     pub claims: Vec<Claim>,
+}
+
+/// The write-up's Java designs as the lab runs them on the JVM, and the Rust designs beside them.
+#[derive(Debug, Clone, Deserialize)]
+pub struct JvmSide {
+    /// The JVM design standing for the write-up's "before" and the one for its "after".
+    pub old: String,
+    pub new: String,
+    /// Each Rust model of a Java design, with its JVM original: calibrated on every claim.
+    pub models: Vec<Model>,
+    /// The Rust designs each claim shows the best of (the models and the lab's own).
+    pub rust: Vec<String>,
+    /// What the Rust designs add, one sentence for the verdict paragraph, citing this run's
+    /// values as `{REF}` placeholders.
+    pub adds: String,
+    /// What this machine cannot show of the write-up's setting, one sentence, cited the same way.
+    pub cannot_show: String,
+}
+
+/// A Rust design written to behave as a Java one, and that Java design on the JVM.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Model {
+    pub model: String,
+    pub original: String,
 }
 
 /// The design standing for the write-up's "before" and the one for its "after".
@@ -75,6 +110,12 @@ pub struct Claim {
     pub pairs: Option<Vec<Pair>>,
     #[serde(default)]
     pub causes: Vec<Cause>,
+    /// A question of the lab's own, not the write-up's: answered in a table of its own.
+    #[serde(default)]
+    pub own: bool,
+    /// Why the lab cannot measure this claim, when it cannot.
+    #[serde(default)]
+    pub unmeasurable: Option<String>,
 }
 
 #[derive(Debug, Clone, Deserialize)]
@@ -84,11 +125,15 @@ pub struct SeedFigure {
     pub unit: String,
 }
 
-/// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds.
+/// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds;
+/// with a JVM side, why the JVM here moved `explains` where the seed moved otherwise.
 #[derive(Debug, Deserialize)]
 pub struct Cause {
     #[serde(default)]
     pub pair: usize,
+    /// The direction of the JVM's verdict the cause explains: shown only beside that verdict.
+    #[serde(default)]
+    pub explains: Option<Direction>,
     /// With `{REF}` and `{REF / REF}` placeholders for measured values and their ratio.
     pub text: String,
     pub evidence: Vec<Evidence>,
@@ -115,6 +160,8 @@ pub enum Outcome {
     Explained,
     /// Some pair differs with no cause this run bears out.
     NotEstablished,
+    /// The run cannot tell which way it went (passes disagree).
+    Undecided,
     /// Nothing measured for it in this run.
     NotMeasured,
 }
@@ -129,8 +176,8 @@ pub struct Checked {
 impl Answers {
     pub fn parse(json: &str) -> Result<Self, String> {
         let answers: Self = serde_json::from_str(json).map_err(|e| format!("answers file: {e}"))?;
-        if answers.pairs.is_empty() {
-            return Err("answers file: no pairs".into());
+        if answers.pairs.is_empty() && answers.jvm.is_none() {
+            return Err("answers file: no pairs and no JVM side".into());
         }
         for claim in &answers.claims {
             Metric::from_key(&claim.metric)?;
@@ -142,7 +189,13 @@ impl Answers {
             }
             let pairs = claim.pairs.as_ref().unwrap_or(&answers.pairs).len();
             for cause in &claim.causes {
-                if cause.pair >= pairs {
+                if answers.jvm.is_some() && cause.explains.is_none() {
+                    return Err(format!(
+                        "a cause of `{}` does not say which JVM verdict it explains",
+                        claim.claim
+                    ));
+                }
+                if answers.jvm.is_none() && cause.pair >= pairs {
                     return Err(format!(
                         "a cause of `{}` names pair {}",
                         claim.claim, cause.pair
@@ -164,13 +217,25 @@ impl Answers {
             .pairs
             .iter()
             .chain(self.claims.iter().flat_map(|c| c.pairs.iter().flatten()));
+        let jvm = self.jvm.iter().flat_map(|j| {
+            let models = j.models.iter().flat_map(|m| [&m.model, &m.original]);
+            [&j.old, &j.new]
+                .into_iter()
+                .chain(models)
+                .chain(&j.rust)
+                .map(String::as_str)
+        });
         pairs
             .flat_map(|p| [p.old.as_str(), p.new.as_str()])
+            .chain(jvm)
             .collect()
     }
 
     /// The answers section's body, checked against `set`.
     pub fn check(&self, set: &ResultSet) -> Checked {
+        if let Some(side) = &self.jvm {
+            return jvm::check(self, side, set);
+        }
         let headers: Vec<String> = self
             .pairs
             .iter()

@@ -216,6 +216,8 @@ pub fn fill_measured(text: &str, set: &ResultSet) -> String {
         parameter: String::new(),
         pairs: None,
         causes: Vec::new(),
+        own: false,
+        unmeasurable: None,
     };
     fill_refs(text, |r| {
         Ok(value_text(set, &context, r).unwrap_or_else(|_| "(not measured)".into()))

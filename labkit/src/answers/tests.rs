@@ -145,3 +145,133 @@ fn malformed_files_are_errors() {
     let bad_ref = FILE.replace("allocs-per-op@fast\", \"at_least", "allocs\", \"at_least");
     assert!(Answers::parse(&bad_ref).is_err());
 }
+
+const JVM_FILE: &str = r#"{
+  "source": "a Java PR", "question": "Is new faster?",
+  "jvm": {"old": "jvm-old", "new": "jvm-new",
+          "models": [{"model": "rust-old", "original": "jvm-old"}],
+          "rust": ["rust-old", "fast"],
+          "adds": "`fast` takes {ns-per-op@op/fast/small}.",
+          "cannot_show": "This machine has 2 cores."},
+  "claims": [
+    {"claim": "new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
+     "metric": "ns-per-op", "experiment": "op", "parameter": "small",
+     "causes": [{"explains": "higher", "text": "the old arm's model takes {ns-per-op@rust-old}",
+                 "evidence": [{"value": "ns-per-op@rust-old", "at_least": 1}]},
+                {"explains": "higher", "text": "new allocates {allocs-per-op@jvm-new}",
+                 "evidence": [{"value": "allocs-per-op@jvm-new", "at_least": 1}]}]},
+    {"claim": "two threads", "seed_text": "not measured by the PR", "expect": "lower", "own": true,
+     "metric": "ns-per-op", "experiment": "op", "parameter": "small"},
+    {"claim": "a case the lab cannot run", "seed": {"old": 1.0, "new": 2.0, "unit": "µs"},
+     "metric": "ns-per-op", "experiment": "op", "parameter": "small",
+     "unmeasurable": "the benchmark's setup has no such dataset"}
+  ]
+}"#;
+
+#[test]
+fn on_the_jvm_the_write_up_s_own_designs_decide_and_the_rust_ones_are_context() {
+    let answers = Answers::parse(JVM_FILE).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let scaled = |f: f64| -> Vec<f64> { up.iter().map(|v| v * f).collect() };
+    let records = vec![
+        passes("jvm-old", &up),
+        passes("jvm-new", &scaled(0.8)),
+        passes("rust-old", &scaled(1.2)),
+        passes("fast", &scaled(0.4)),
+    ];
+    let checked = answers.check(&set(records.clone()));
+    assert_eq!(
+        checked.outcomes,
+        [Outcome::Reproduces, Outcome::NotMeasured],
+        "the lab's own question is apart"
+    );
+    let md = &checked.markdown;
+    assert!(md.contains("**1 reproduce**"), "{md}");
+    assert!(
+        md.contains("13.5 ns → 10.8 ns (−20.0 %, faster 8/8) ✓"),
+        "{md}"
+    );
+    assert!(md.contains("`rust-old` 1.20×"), "{md}");
+    // The best Rust design over the JVM's better arm (jvm-new): 0.4 / 0.8.
+    assert!(md.contains("`fast` 5.40 ns (0.500× `jvm-new`)"), "{md}");
+    assert!(md.contains("### The lab's own questions"), "{md}");
+    assert!(md.contains("cannot be measured: the benchmark's setup has no such dataset"));
+    assert!(md.contains("| within the band | 2 of 2 |"), "{md}");
+    let verdict = verdict_paragraph(&answers, &set(records)).unwrap();
+    assert!(
+        verdict.contains("1 of the write-up's 2 claims reproduce"),
+        "{verdict}"
+    );
+    assert!(
+        verdict.contains("`fast` takes 5.40. This machine has 2 cores."),
+        "{verdict}"
+    );
+}
+
+#[test]
+fn a_jvm_difference_is_explained_only_by_a_cause_of_its_direction_on_a_model_in_band() {
+    let answers = Answers::parse(JVM_FILE).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let scaled = |f: f64| -> Vec<f64> { up.iter().map(|v| v * f).collect() };
+    // The JVM's new arm is slower: the seed's way reversed.
+    let mut records = vec![
+        passes("jvm-old", &up),
+        passes("jvm-new", &scaled(1.5)),
+        passes("rust-old", &scaled(1.2)),
+        count("jvm-new", Metric::AllocsPerOp, 2.0),
+    ];
+    let checked = answers.check(&set(records.clone()));
+    assert_eq!(checked.outcomes[0], Outcome::Explained);
+    assert!(
+        checked
+            .markdown
+            .contains("**differs**: the old arm's model takes"),
+        "{}",
+        checked.markdown
+    );
+    // The model three times its original: the cause citing it is refused, the next one holds.
+    records[2] = passes("rust-old", &scaled(3.0));
+    let checked = answers.check(&set(records.clone()));
+    let md = &checked.markdown;
+    assert!(md.contains("**differs**: new allocates 2.00"), "{md}");
+    assert!(md.contains("(model off by 3.00×)"), "{md}");
+    assert!(md.contains("**3.00× off**"), "{md}");
+    // Without the second cause's evidence nothing explains it, and the refusal says why.
+    records.pop();
+    let checked = answers.check(&set(records));
+    assert_eq!(checked.outcomes[0], Outcome::NotEstablished);
+    assert!(
+        checked
+            .markdown
+            .contains("it rests on a model: `rust-old` is off by 3.00× here"),
+        "{}",
+        checked.markdown
+    );
+}
+
+#[test]
+fn without_a_jdk_the_jvm_cells_say_so_and_nothing_is_decided() {
+    let answers = Answers::parse(JVM_FILE).unwrap();
+    let mut no_jdk = set(vec![passes("fast", &[1.0; 8])]);
+    no_jdk.environment.jvm = Some(Err("no JDK (`java` not found on PATH)".into()));
+    let checked = answers.check(&no_jdk);
+    assert_eq!(checked.outcomes[0], Outcome::NotMeasured);
+    assert!(
+        checked
+            .markdown
+            .contains("not measured: no JDK (`java` not found on PATH)"),
+        "{}",
+        checked.markdown
+    );
+    let verdict = verdict_paragraph(&answers, &no_jdk).unwrap();
+    assert!(
+        verdict.contains("The JVM was not measured in this run"),
+        "{verdict}"
+    );
+    let unexplained = JVM_FILE.replace("\"explains\": \"higher\", ", "");
+    assert!(
+        Answers::parse(&unexplained)
+            .unwrap_err()
+            .contains("does not say which JVM verdict it explains")
+    );
+}

@@ -55,6 +55,13 @@ pub fn environment_section(set: &ResultSet) -> String {
     t.row(vec!["Cores".into(), env.cores.to_string()]);
     t.row(vec!["OS".into(), env.os.clone()]);
     t.row(vec!["rustc".into(), env.rustc.clone()]);
+    if let Some(jvm) = &env.jvm {
+        let jvm = match jvm {
+            Ok(runtime) => format!("{runtime}, flags `{}`", crate::jvm::JVM_FLAGS.join(" ")),
+            Err(why) => why.clone(),
+        };
+        t.row(vec!["JVM".into(), jvm]);
+    }
     let crates: Vec<String> = env.crates.iter().map(|(k, v)| format!("{k} {v}")).collect();
     t.row(vec!["Crates".into(), crates.join(", ")]);
     t.row(vec!["Git revision".into(), env.git_revision.clone()]);

@@ -1,0 +1,458 @@
+//! Answers founded on the JVM: a claim of a Java write-up reproduces when the write-up's own two
+//! designs, run on the JVM here, go its way under the run's verdict rules. Beside that verdict,
+//! as context: how each Rust model compares with its JVM original (its calibration), and the
+//! best Rust design over the JVM's better arm, a ratio across runtimes, never a verdict.
+
+use super::*;
+
+/// How far a Rust model may be from its JVM original on a claim's metric, as model / original,
+/// and still decide or explain that claim.
+pub const MODEL_BAND: (f64, f64) = (0.67, 1.5);
+
+/// How close two JVM counts (bytes per operation, retained bytes) must be to count as the same.
+const COUNT_TOLERANCE: f64 = 0.01;
+
+/// The record of `implementation` on `claim`'s case and metric.
+fn find<'a>(set: &'a ResultSet, claim: &Claim, implementation: &str) -> Option<&'a Record> {
+    let metric = Metric::from_key(&claim.metric).ok()?;
+    let id = BenchId::new(&claim.experiment, implementation, &claim.parameter);
+    set.find(&id, metric)
+}
+
+/// `other` over `base`: the median per-pass ratio when both were timed in the same passes, else
+/// the ratio of their values (infinite over a zero).
+fn ratio(set: &ResultSet, base: &Record, other: &Record) -> f64 {
+    if base.passes.is_some() && other.passes.is_some() {
+        return compare_in(set, base, other).ratio;
+    }
+    match (base.value, other.value) {
+        (0.0, 0.0) => 1.0,
+        (0.0, _) => f64::INFINITY,
+        (b, o) => o / b,
+    }
+}
+
+fn format_ratio(ratio: f64) -> String {
+    if ratio.is_finite() {
+        format!("{}×", format_number(ratio))
+    } else {
+        "∞×".to_owned()
+    }
+}
+
+fn off(ratio: f64) -> bool {
+    !(MODEL_BAND.0..=MODEL_BAND.1).contains(&ratio)
+}
+
+/// A model's value over its original's on `claim`, when both were measured.
+fn model_ratio(set: &ResultSet, claim: &Claim, model: &Model) -> Option<f64> {
+    let original = find(set, claim, &model.original)?;
+    Some(ratio(set, original, find(set, claim, &model.model)?))
+}
+
+/// A value as a claim's table shows it: times with their unit.
+fn show(metric: Metric, value: f64) -> String {
+    match metric.facts().quantity {
+        crate::record::Quantity::Nanoseconds => crate::report::format_scaled(metric, value),
+        _ => format_metric(metric, value),
+    }
+}
+
+/// Why a run has no JVM figure for a claim.
+fn not_measured(set: &ResultSet, claim: &Claim) -> String {
+    match (&claim.unmeasurable, &set.environment.jvm) {
+        (Some(why), _) => format!("cannot be measured: {why}"),
+        (None, Some(Err(why))) => format!("not measured: {why}"),
+        (None, _) => "not measured in this run".to_owned(),
+    }
+}
+
+/// One claim judged on the JVM.
+struct Judged {
+    row: Vec<String>,
+    outcome: Outcome,
+    /// The best Rust design's value over the JVM's better arm.
+    best_ratio: Option<f64>,
+}
+
+/// The claim's row: the seed, the JVM here, the Rust models' calibration, the best Rust design,
+/// and the answer.
+fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
+    let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
+    let mut row = vec![claim.claim.clone(), seed_cell(claim)];
+    let (old, new) = match (find(set, claim, &side.old), find(set, claim, &side.new)) {
+        (Some(old), Some(new)) if claim.unmeasurable.is_none() => (old, new),
+        _ => {
+            let why = not_measured(set, claim);
+            let best = if claim.unmeasurable.is_some() {
+                "—".to_owned()
+            } else {
+                best_rust(set, side, claim, None).0
+            };
+            row.extend([why.clone(), "—".into(), best, why]);
+            return Judged {
+                row,
+                outcome: Outcome::NotMeasured,
+                best_ratio: None,
+            };
+        }
+    };
+    let mut c = compare_in(set, old, new);
+    // A JVM's byte counts carry the harness's own few bytes per run: within 1 % is the same.
+    if c.agreement.is_none() && (c.ratio - 1.0).abs() < COUNT_TOLERANCE {
+        c.verdict = Verdict::Same;
+    }
+    let direction = moved(metric, c.verdict);
+    let want = claimed(claim);
+    let agreement = c
+        .agreement
+        .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
+    let verdict = match direction {
+        _ if !c.ratio.is_finite() => "from 0".to_owned(),
+        Some(Direction::Same) => c.verdict_text("same"),
+        Some(_) => format!(
+            "{}{agreement}",
+            crate::report::verdict_word(metric, c.verdict)
+        ),
+        None => format!("undecided{agreement}"),
+    };
+    let change = if c.ratio.is_finite() {
+        format_change(c.change_percent)
+    } else {
+        "+∞ %".into()
+    };
+    let mark = if direction == Some(want) {
+        "✓"
+    } else {
+        "✗"
+    };
+    row.push(format!(
+        "{} → {} ({change}, {verdict}) {mark}",
+        show(metric, old.value),
+        show(metric, new.value)
+    ));
+    row.push(models_cell(set, side, claim));
+    let better = if metric.higher_is_better() == (new.value > old.value) {
+        new
+    } else {
+        old
+    };
+    let (best, best_ratio) = best_rust(set, side, claim, Some(better));
+    row.push(best);
+    let (outcome, answer) = match direction {
+        Some(d) if d == want => (Outcome::Reproduces, "**reproduces**".to_owned()),
+        None => (
+            Outcome::Undecided,
+            format!("**undecided** on the JVM here{agreement}"),
+        ),
+        Some(d) => explain(set, side, claim, d),
+    };
+    row.push(answer);
+    Judged {
+        row,
+        outcome,
+        best_ratio,
+    }
+}
+
+/// Each model's value over its original's on the claim, marked where it is off.
+fn models_cell(set: &ResultSet, side: &JvmSide, claim: &Claim) -> String {
+    let cells: Vec<String> = side
+        .models
+        .iter()
+        .filter_map(|m| {
+            let r = model_ratio(set, claim, m)?;
+            let mark = if off(r) {
+                format!(" (model off by {})", format_ratio(r))
+            } else {
+                String::new()
+            };
+            Some(format!("`{}` {}{mark}", m.model, format_ratio(r)))
+        })
+        .collect();
+    if cells.is_empty() {
+        "—".into()
+    } else {
+        cells.join("<br>")
+    }
+}
+
+/// The best of the Rust designs on the claim, and its value over `jvm` (the JVM's better arm).
+fn best_rust(
+    set: &ResultSet,
+    side: &JvmSide,
+    claim: &Claim,
+    jvm: Option<&Record>,
+) -> (String, Option<f64>) {
+    let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
+    let better = |a: &&Record, b: &&Record| {
+        let order = a.value.total_cmp(&b.value);
+        if metric.higher_is_better() {
+            order.reverse()
+        } else {
+            order
+        }
+    };
+    let best = side
+        .rust
+        .iter()
+        .filter_map(|r| find(set, claim, r))
+        .min_by(better);
+    match best {
+        None => ("—".into(), None),
+        Some(best) => {
+            let against = jvm.map(|j| ratio(set, j, best));
+            let context = match (against, jvm) {
+                (Some(r), Some(j)) => {
+                    format!(" ({} `{}`)", format_ratio(r), j.id.implementation)
+                }
+                _ => String::new(),
+            };
+            let cell = format!(
+                "`{}` {}{context}",
+                best.id.implementation,
+                show(metric, best.value)
+            );
+            (cell, against)
+        }
+    }
+}
+
+/// The models a cause cites (in its text or its evidence).
+fn models_cited<'a>(side: &'a JvmSide, claim: &Claim, cause: &Cause) -> Vec<&'a Model> {
+    let mut cited: Vec<String> = Vec::new();
+    let mut note = |placeholder: &str| {
+        for part in placeholder.split([' ']).filter(|p| p.contains('@')) {
+            if let Ok(Ref::Record(_, id)) = Ref::parse(part, claim) {
+                cited.push(id.implementation);
+            }
+        }
+        Ok(String::new())
+    };
+    let _ = fill_refs(&cause.text, &mut note);
+    for e in &cause.evidence {
+        for r in std::iter::once(&e.value).chain(&e.over) {
+            let _ = note(r);
+        }
+    }
+    side.models
+        .iter()
+        .filter(|m| cited.contains(&m.model))
+        .collect()
+}
+
+/// A claim the JVM moved `direction` where the seed did not: its cause, when one explains that
+/// direction, its evidence holds, and no model it cites is off on the claim.
+fn explain(
+    set: &ResultSet,
+    side: &JvmSide,
+    claim: &Claim,
+    direction: Direction,
+) -> (Outcome, String) {
+    let mut refused = Vec::new();
+    for cause in claim
+        .causes
+        .iter()
+        .filter(|c| c.explains == Some(direction))
+    {
+        let off_models: Vec<String> = models_cited(side, claim, cause)
+            .into_iter()
+            .filter_map(|m| {
+                let r = model_ratio(set, claim, m)?;
+                off(r).then(|| format!("`{}` is off by {} here", m.model, format_ratio(r)))
+            })
+            .collect();
+        if !off_models.is_empty() {
+            refused.push(format!("it rests on a model: {}", off_models.join(", ")));
+            continue;
+        }
+        match cause_text(set, claim, cause) {
+            Ok(text) => return (Outcome::Explained, format!("**differs**: {text}")),
+            Err(e) => refused.push(format!("not borne out: {e}")),
+        }
+    }
+    let why = refused
+        .iter()
+        .map(|r| format!(" (the stated cause {r})"))
+        .collect::<String>();
+    (
+        Outcome::NotEstablished,
+        format!("**differs — cause not established**{why}"),
+    )
+}
+
+/// The columns of a JVM answers table.
+fn answers_table(side: &JvmSide) -> Table {
+    Table::new()
+        .column("Claim", Align::Left)
+        .column("Seed (JMH, its machine)", Align::Right)
+        .column(
+            &format!("JVM here: `{}` → `{}`", side.old, side.new),
+            Align::Right,
+        )
+        .column("Rust models ÷ their JVM originals", Align::Left)
+        .column("Best Rust design (÷ the JVM's better arm)", Align::Left)
+        .column("Answer", Align::Left)
+}
+
+pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Checked {
+    let mut seed_table = answers_table(side);
+    let mut own_table = answers_table(side);
+    let mut outcomes = Vec::new();
+    let mut best_ratios = Vec::new();
+    for claim in &answers.claims {
+        let judged = judge_on_jvm(set, side, claim);
+        if claim.own {
+            own_table.row(judged.row);
+            continue;
+        }
+        outcomes.push(judged.outcome);
+        best_ratios.extend(judged.best_ratio.filter(|r| r.is_finite()));
+        seed_table.row(judged.row);
+    }
+    let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
+    let not_measured = match count(Outcome::NotMeasured) {
+        0 => String::new(),
+        n => format!(", {n} not measured"),
+    };
+    let summary = format!(
+        "{} claims of the write-up, decided by its own two designs on the JVM here (`{}` → \
+         `{}`): **{} reproduce**, **{} differ with a cause measured in this run**, **{} differ \
+         — cause not established**, **{} undecided**{not_measured}.",
+        outcomes.len(),
+        side.old,
+        side.new,
+        count(Outcome::Reproduces),
+        count(Outcome::Explained),
+        count(Outcome::NotEstablished),
+        count(Outcome::Undecided),
+    );
+    let rust = if best_ratios.is_empty() {
+        String::new()
+    } else {
+        let low = best_ratios.iter().copied().fold(f64::MAX, f64::min);
+        let high = best_ratios.iter().copied().fold(f64::MIN, f64::max);
+        format!(
+            " What the Rust designs change, as a ratio across runtimes (context, never a \
+             verdict): the best Rust design's value over the JVM's better arm is {}–{} (median \
+             {}) on the {} claims both measured.",
+            format_ratio(low),
+            format_ratio(high),
+            format_ratio(crate::stats::median(&best_ratios)),
+            best_ratios.len()
+        )
+    };
+    let own = if answers.claims.iter().any(|c| c.own) {
+        format!(
+            "\n\n### The lab's own questions (not in the write-up)\n\n{}",
+            own_table.render()
+        )
+    } else {
+        String::new()
+    };
+    let markdown = format!(
+        "{}\n\n_Source: {}._ A claim reproduces when the write-up's two designs, written in Java \
+         from its description and run on the JVM here in the same passes as the Rust designs, go \
+         its way under this run's verdict rules (wall time: every pass agrees; counts: by \
+         value, within 1 %). A **differs** names its cause with values measured in this run, \
+         shown only when its evidence holds, it explains the JVM's direction, and no Rust model \
+         it cites is off on that claim.\n\n{summary}{rust}\n\n{}{own}\n\n{}",
+        answers.question,
+        answers.source,
+        seed_table.render(),
+        calibration(answers, side, set)
+    );
+    Checked { outcomes, markdown }
+}
+
+/// Each Rust model over its JVM original on every claim's metric.
+fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
+    let mut table = Table::new().column("Claim", Align::Left);
+    for m in &side.models {
+        table = table.column(&format!("`{}` ÷ `{}`", m.model, m.original), Align::Right);
+    }
+    let mut within = vec![(0, 0); side.models.len()];
+    for claim in answers.claims.iter().filter(|c| c.unmeasurable.is_none()) {
+        let mut row = vec![claim.claim.clone()];
+        for (at, m) in side.models.iter().enumerate() {
+            row.push(match model_ratio(set, claim, m) {
+                Some(r) => {
+                    within[at].1 += 1;
+                    if off(r) {
+                        format!("**{} off**", format_ratio(r))
+                    } else {
+                        within[at].0 += 1;
+                        format_ratio(r)
+                    }
+                }
+                None => "—".into(),
+            });
+        }
+        table.row(row);
+    }
+    let mut totals = vec!["within the band".to_owned()];
+    totals.extend(within.iter().map(|(k, n)| format!("{k} of {n}")));
+    table.row(totals);
+    format!(
+        "### The Rust models against their JVM originals\n\nEach cell is a Rust model's value \
+         over its Java original's on the claim's case and metric (wall time: the median per-pass \
+         ratio, both measured in the same passes). A model outside {}–{} of its original there \
+         may not decide or explain that claim: its column in the answers says **model off**, \
+         and a cause citing it is refused.\n\n{}",
+        format_ratio(MODEL_BAND.0),
+        format_ratio(MODEL_BAND.1),
+        table.render()
+    )
+}
+
+/// The paragraph a report opens with: what reproduces on the JVM here, what the Rust designs add,
+/// what this machine cannot show; `None` for answers without a JVM side.
+pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
+    let side = answers.jvm.as_ref()?;
+    let claims: Vec<&Claim> = answers.claims.iter().filter(|c| !c.own).collect();
+    let judged: Vec<(Outcome, &Claim)> = claims
+        .iter()
+        .map(|c| (judge_on_jvm(set, side, c).outcome, *c))
+        .collect();
+    let runtime = match &set.environment.jvm {
+        Some(Ok(runtime)) => runtime
+            .split_once("(build ")
+            .and_then(|(_, b)| b.split([',', ')']).next())
+            .map_or(runtime.clone(), |build| format!("JVM {build}")),
+        Some(Err(why)) => {
+            return Some(format!(
+                "**Verdict.** The JVM was not measured in this run ({why}): no claim of the \
+                 write-up is decided."
+            ));
+        }
+        None => "the JVM".to_owned(),
+    };
+    let count = |o: Outcome| judged.iter().filter(|(x, _)| *x == o).count();
+    let differing: Vec<&str> = judged
+        .iter()
+        .filter(|(o, _)| matches!(o, Outcome::Explained | Outcome::NotEstablished))
+        .map(|(_, c)| c.claim.as_str())
+        .collect();
+    let differ = match differing.as_slice() {
+        [] => String::new(),
+        [one] => format!("; 1 differs ({one})"),
+        [first, rest @ ..] => format!(
+            "; {} differ ({first}, and {} more)",
+            differing.len(),
+            rest.len()
+        ),
+    };
+    let undecided = match count(Outcome::Undecided) {
+        0 => String::new(),
+        n => format!("; {n} undecided"),
+    };
+    Some(format!(
+        "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {} claims \
+         reproduce{differ}{undecided}. {} {}",
+        set.environment.cores,
+        count(Outcome::Reproduces),
+        judged.len(),
+        fill_measured(&side.adds, set),
+        fill_measured(&side.cannot_show, set)
+    ))
+}
