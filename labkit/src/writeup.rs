@@ -22,8 +22,15 @@ const COLUMNS: [(Metric, &str); 8] = [
     (Metric::LatencyP99Ns, "p99"),
 ];
 
-/// `a → b (ratio, verdict)` for one metric, or `None` when either side lacks it.
-fn cell(set: &ResultSet, metric: Metric, a: &BenchId, b: &BenchId) -> Option<String> {
+/// `a → b (ratio, verdict)` for one metric, or `None` when either side lacks it; with `verdicts`
+/// false (two runtimes), the ratio alone.
+fn cell(
+    set: &ResultSet,
+    metric: Metric,
+    a: &BenchId,
+    b: &BenchId,
+    verdicts: bool,
+) -> Option<String> {
     let (ra, rb) = (set.find(a, metric)?, set.find(b, metric)?);
     let c = compare_in(set, ra, rb);
     let ratio = if c.ratio.is_finite() {
@@ -32,6 +39,7 @@ fn cell(set: &ResultSet, metric: Metric, a: &BenchId, b: &BenchId) -> Option<Str
         "from 0".into()
     };
     let verdict = match (c.verdict, c.agreement) {
+        _ if !verdicts => String::new(),
         (Verdict::Same, _) if c.same_within.is_some() => format!(", {}", c.verdict_text("same")),
         (Verdict::Same, _) => String::new(),
         (v, Some((agreeing, of))) => format!(", {} {agreeing}/{of}", verdict_word(metric, v)),
@@ -56,6 +64,9 @@ pub fn writeup(
     commands: &[String],
 ) -> String {
     let cores = set.environment.cores;
+    // A Rust design and a JVM one are compared as a ratio, never with a verdict.
+    let baselines = crate::lab::baselines(lab);
+    let verdicts = baselines.of(a) == baselines.of(b);
     let mut rows: Vec<Row> = Vec::new();
     for experiment in lab.experiments() {
         for parameter in &experiment.parameters {
@@ -70,7 +81,7 @@ pub fn writeup(
             let id = |i: &str| BenchId::new(&row.experiment, i, &row.parameter);
             let cells = COLUMNS
                 .iter()
-                .map(|(m, _)| cell(set, *m, &id(a), &id(b)))
+                .map(|(m, _)| cell(set, *m, &id(a), &id(b), verdicts))
                 .collect();
             (row, cells)
         })
@@ -100,13 +111,21 @@ pub fn writeup(
         table.render()
     };
     let commands: String = commands.iter().map(|c| format!("{c}\n")).collect();
+    let reading = if verdicts {
+        "Each cell: `{a}` → `{b}`, the ratio B / A and, for wall time, the verdict with how many \
+         of the run's passes agree (a verdict needs all of them: the run's A/A twins show how \
+         often two equal cells would agree by chance). Instruction, cycle-model, allocation and \
+         footprint counts are exact for the binary that ran."
+    } else {
+        "Each cell: `{a}` → `{b}` and the ratio B / A, both measured in the same passes. One runs \
+         on the JVM and the other does not: the ratio across the two runtimes is context, never \
+         a verdict (each runtime's designs are judged against their own baseline)."
+    }
+    .replace("{a}", a)
+    .replace("{b}", b);
     format!(
-        "### `{b}` against `{a}` ({lab})\n\nEach cell: `{a}` → `{b}`, the ratio B / A and, for \
-         wall time, the verdict with how many of the run's passes agree (a verdict needs all of \
-         them: the run's A/A twins show how often two equal cells would agree by chance). \
-         Instruction, cycle-model, allocation and footprint counts are exact for the binary that \
-         ran.\n\n{body}\n{}\nReproduce (a fresh clone, the Rust toolchain and valgrind):\n\n\
-         ```sh\n{commands}```\n",
+        "### `{b}` against `{a}` ({lab})\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
+         the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
         environment_section(set),
         lab = lab.name(),
     )
@@ -165,5 +184,16 @@ mod tests {
         );
         let none = writeup(&TINY, &set, "base", "absent", &Selection::default(), &[]);
         assert!(none.contains("Nothing in this result set"), "{none}");
+        // `fast` on the JVM: beside a Rust design it gets a ratio, never a verdict.
+        let jvm = crate::lab::Description {
+            jvm_designs: vec!["fast"],
+            ..crate::lab::Description::of(&TINY)
+        };
+        let across = writeup(&jvm, &set, "base", "fast", &Selection::default(), &[]);
+        assert!(
+            across.contains("| op · `small`: small | 10.0 → 5.00 (0.50×) |"),
+            "{across}"
+        );
+        assert!(across.contains("context, never a verdict"), "{across}");
     }
 }

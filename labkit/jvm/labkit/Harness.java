@@ -40,7 +40,7 @@ import javax.management.ObjectName;
 public final class Harness {
     static final long WARM_RUN_MILLIS = 10;
     static final int QUIET_RUNS = 3;
-    static final long WARM_MIN_MILLIS = 250;
+    static final long WARM_MIN_MILLIS = 100;
     static final long WARM_MAX_MILLIS = 5_000;
     /** Measurements of a retained case dropped before the ones that count. */
     static final int SETTLING_BUILDS = 1;

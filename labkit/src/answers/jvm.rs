@@ -33,10 +33,18 @@ fn ratio(set: &ResultSet, base: &Record, other: &Record) -> f64 {
 }
 
 fn format_ratio(ratio: f64) -> String {
-    if ratio.is_finite() {
-        format!("{}×", format_number(ratio))
+    if !ratio.is_finite() {
+        return "∞×".to_owned();
+    }
+    let shown = format_number(ratio);
+    // A ratio just outside the band must not read as its edge.
+    let at_edge = [MODEL_BAND.0, MODEL_BAND.1]
+        .iter()
+        .any(|edge| shown == format_number(*edge));
+    if at_edge && off(ratio) {
+        format!("{ratio:.4}×")
     } else {
-        "∞×".to_owned()
+        format!("{shown}×")
     }
 }
 
@@ -84,12 +92,12 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
         (Some(old), Some(new)) if claim.unmeasurable.is_none() => (old, new),
         _ => {
             let why = not_measured(set, claim);
-            let best = if claim.unmeasurable.is_some() {
-                "—".to_owned()
+            let (jvm, best) = if claim.unmeasurable.is_some() {
+                ("—".to_owned(), "—".to_owned())
             } else {
-                best_rust(set, side, claim, None).0
+                (why.clone(), best_rust(set, side, claim, None).0)
             };
-            row.extend([why.clone(), "—".into(), best, why]);
+            row.extend([jvm, "—".into(), best, why]);
             return Judged {
                 row,
                 outcome: Outcome::NotMeasured,
@@ -398,10 +406,11 @@ fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
          over its Java original's on the claim's case and metric (wall time: the median per-pass \
          ratio, both measured in the same passes). A model outside {}–{} of its original there \
          may not decide or explain that claim: its column in the answers says **model off**, \
-         and a cause citing it is refused.\n\n{}",
+         and a cause citing it is refused.\n\n{}\n**What the lab decided.** {}",
         format_ratio(MODEL_BAND.0),
         format_ratio(MODEL_BAND.1),
-        table.render()
+        table.render(),
+        side.decision
     )
 }
 
@@ -415,10 +424,14 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         .map(|c| (judge_on_jvm(set, side, c).outcome, *c))
         .collect();
     let runtime = match &set.environment.jvm {
-        Some(Ok(runtime)) => runtime
-            .split_once("(build ")
-            .and_then(|(_, b)| b.split([',', ')']).next())
-            .map_or(runtime.clone(), |build| format!("JVM {build}")),
+        // "OpenJDK 64-Bit Server VM (build 17.0.15+6-…, mixed mode)": "OpenJDK 17.0.15".
+        Some(Ok(runtime)) => {
+            let name = runtime.split(' ').next().unwrap_or("JVM");
+            let version = runtime
+                .split_once("(build ")
+                .and_then(|(_, b)| b.split(['+', ',', ')']).next());
+            version.map_or(runtime.clone(), |v| format!("{name} {v}"))
+        }
         Some(Err(why)) => {
             return Some(format!(
                 "**Verdict.** The JVM was not measured in this run ({why}): no claim of the \
@@ -428,6 +441,11 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         None => "the JVM".to_owned(),
     };
     let count = |o: Outcome| judged.iter().filter(|(x, _)| *x == o).count();
+    let unmeasurable = claims.iter().filter(|c| c.unmeasurable.is_some()).count();
+    let beyond = match unmeasurable {
+        0 => String::new(),
+        n => format!(" ({n} more cannot be measured by a lab of data structures)"),
+    };
     let differing: Vec<&str> = judged
         .iter()
         .filter(|(o, _)| matches!(o, Outcome::Explained | Outcome::NotEstablished))
@@ -446,12 +464,13 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         0 => String::new(),
         n => format!("; {n} undecided"),
     };
+    let measurable = judged.len() - unmeasurable;
+    let claims = if measurable == 1 { "claim" } else { "claims" };
     Some(format!(
-        "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {} claims \
-         reproduce{differ}{undecided}. {} {}",
+        "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {measurable} \
+         {claims} reproduce{differ}{undecided}{beyond}. {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
-        judged.len(),
         fill_measured(&side.adds, set),
         fill_measured(&side.cannot_show, set)
     ))

@@ -61,6 +61,8 @@ pub struct JvmSide {
     pub adds: String,
     /// What this machine cannot show of the write-up's setting, one sentence, cited the same way.
     pub cannot_show: String,
+    /// What the lab decided about its models from their calibration: kept, mended or retired.
+    pub decision: String,
 }
 
 /// A Rust design written to behave as a Java one, and that Java design on the JVM.

@@ -32,6 +32,9 @@ pub struct Description {
     pub tools: Vec<Tool>,
     #[serde(default, deserialize_with = "kept_strs")]
     pub quick_selection: Vec<Kept>,
+    /// [`Describe::jvm_designs`].
+    #[serde(default, deserialize_with = "kept_strs")]
+    pub jvm_designs: Vec<Kept>,
 }
 
 const MODES: [RunMode; 3] = [RunMode::Full, RunMode::Quick, RunMode::Smoke];
@@ -50,6 +53,7 @@ impl Description {
             cost_buckets: lab.cost_buckets(),
             tools: lab.tools(),
             quick_selection: lab.quick_selection(),
+            jvm_designs: lab.jvm_designs(),
         }
     }
 
@@ -99,6 +103,9 @@ impl Describe for Description {
     fn quick_selection(&self) -> Vec<&'static str> {
         self.quick_selection.clone()
     }
+    fn jvm_designs(&self) -> Vec<&'static str> {
+        self.jvm_designs.clone()
+    }
 }
 
 /// A `&'static str` that a description read by the driver keeps ([`kept_str`]). The alias also
@@ -135,6 +142,7 @@ mod tests {
         assert_eq!(read.cost_buckets(), TINY.cost_buckets());
         assert_eq!(read.experiments(), TINY.experiments());
         assert_eq!(read.quick_selection(), TINY.quick_selection());
+        assert_eq!(read.jvm_designs(), TINY.jvm_designs());
         assert!(Description::parse("{\"name\": 1}").is_err());
     }
 }

@@ -255,6 +255,20 @@ fn disagreements(set: &ResultSet, baselines: &Baselines) -> (Table, usize, usize
     (table, checked, contradicted)
 }
 
+/// The A/A twins a run measures, as the trust section names them: the baseline's, and the JVM
+/// baseline's (a second JVM) when the lab has JVM designs.
+fn twins_text(baselines: &Baselines) -> String {
+    let all = baselines.all();
+    let own = format!("`{}`", Role::Twin.cell_name(all[0]));
+    match all.get(1) {
+        Some(jvm) => format!(
+            "{own} and, beside the JVM designs, `{}` (a second JVM of the JVM baseline)",
+            Role::Twin.cell_name(jvm)
+        ),
+        None => own,
+    }
+}
+
 /// The section, or `None` for a result set that timed nothing.
 pub fn verdict_section(
     set: &ResultSet,
@@ -325,7 +339,7 @@ pub fn verdict_section(
                 ),
             ),
             ("layout", layout.to_owned()),
-            ("twin", Role::Twin.cell_name(baseline)),
+            ("twin", twins_text(baselines)),
             ("rounds", method.rounds.to_string()),
             (
                 "sample",
