@@ -58,14 +58,6 @@ fn model_ratio(set: &ResultSet, claim: &Claim, model: &Model) -> Option<f64> {
     Some(ratio(set, original, find(set, claim, &model.model)?))
 }
 
-/// A value as a claim's table shows it: times with their unit.
-fn show(metric: Metric, value: f64) -> String {
-    match metric.facts().quantity {
-        crate::record::Quantity::Nanoseconds => crate::report::format_scaled(metric, value),
-        _ => format_metric(metric, value),
-    }
-}
-
 /// Why a run has no JVM figure for a claim.
 fn not_measured(set: &ResultSet, claim: &Claim) -> String {
     match (&claim.unmeasurable, &set.environment.jvm) {
@@ -112,33 +104,7 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     }
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
-    let agreement = c
-        .agreement
-        .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
-    let verdict = match direction {
-        _ if !c.ratio.is_finite() => "from 0".to_owned(),
-        Some(Direction::Same) => c.verdict_text("same"),
-        Some(_) => format!(
-            "{}{agreement}",
-            crate::report::verdict_word(metric, c.verdict)
-        ),
-        None => format!("undecided{agreement}"),
-    };
-    let change = if c.ratio.is_finite() {
-        format_change(c.change_percent)
-    } else {
-        "+∞ %".into()
-    };
-    let mark = if direction == Some(want) {
-        "✓"
-    } else {
-        "✗"
-    };
-    row.push(format!(
-        "{} → {} ({change}, {verdict}) {mark}",
-        show(metric, old.value),
-        show(metric, new.value)
-    ));
+    row.push(pair_cell(metric, old, new, &c, want));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {
         new
@@ -149,10 +115,15 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     row.push(best);
     let (outcome, answer) = match direction {
         Some(d) if d == want => (Outcome::Reproduces, "**reproduces**".to_owned()),
-        None => (
-            Outcome::Undecided,
-            format!("**undecided** on the JVM here{agreement}"),
-        ),
+        None => {
+            let agreement = c.agreement.map_or(String::new(), |(a, of)| {
+                format!(" ({a} of {of} passes agree)")
+            });
+            (
+                Outcome::Undecided,
+                format!("**undecided** on the JVM here{agreement}"),
+            )
+        }
         Some(d) => explain(set, side, claim, d),
     };
     row.push(answer);
@@ -170,11 +141,7 @@ fn models_cell(set: &ResultSet, side: &JvmSide, claim: &Claim) -> String {
         .iter()
         .filter_map(|m| {
             let r = model_ratio(set, claim, m)?;
-            let mark = if off(r) {
-                format!(" (model off by {})", format_ratio(r))
-            } else {
-                String::new()
-            };
+            let mark = if off(r) { " (model off)" } else { "" };
             Some(format!("`{}` {}{mark}", m.model, format_ratio(r)))
         })
         .collect();

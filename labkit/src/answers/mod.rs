@@ -17,7 +17,7 @@
 
 use serde::Deserialize;
 
-use crate::compare::{Verdict, compare_in};
+use crate::compare::{Comparison, Verdict, compare_in};
 use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
@@ -298,6 +298,55 @@ impl Answers {
     }
 }
 
+/// A value as a claim's row shows it: times with their unit (claims mix nanosecond cycles and
+/// millisecond cleanups).
+fn show(metric: Metric, value: f64) -> String {
+    match metric.facts().quantity {
+        crate::record::Quantity::Nanoseconds => crate::report::format_scaled(metric, value),
+        _ => format_metric(metric, value),
+    }
+}
+
+/// One pair on a claim: `old → new (change, verdict agreeing/of) ✓`, the mark saying whether it
+/// went the claim's way (`want`). A change taken pass by pass says so: it is the median of the
+/// per-pass ratios, which need not be the ratio of the two medians shown.
+fn pair_cell(
+    metric: Metric,
+    old: &Record,
+    new: &Record,
+    c: &Comparison,
+    want: Direction,
+) -> String {
+    let direction = moved(metric, c.verdict);
+    let agreement = c
+        .agreement
+        .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
+    let verdict = match direction {
+        _ if !c.ratio.is_finite() => "from 0".to_owned(),
+        Some(Direction::Same) => c.verdict_text("same"),
+        Some(_) => format!(
+            "{}{agreement}",
+            crate::report::verdict_word(metric, c.verdict)
+        ),
+        None => format!("undecided{agreement}"),
+    };
+    let change = match (c.ratio.is_finite(), c.agreement) {
+        (false, _) => "+∞ %".to_owned(),
+        (true, Some(_)) => format!("per pass {}", format_change(c.change_percent)),
+        (true, None) => format_change(c.change_percent),
+    };
+    let mark = if direction == Some(want) {
+        "✓"
+    } else {
+        "✗"
+    };
+    format!(
+        "{} → {} ({change}, {verdict}) {mark}",
+        show(metric, old.value),
+        show(metric, new.value)
+    )
+}
+
 /// The claim's published figure: `41.1 → 31.6 ns/op (−23.1 %)`, or its words.
 fn seed_cell(claim: &Claim) -> String {
     match (&claim.seed, &claim.seed_text) {
@@ -372,38 +421,7 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
         measured += 1;
         let c = compare_in(set, old, new);
         let direction = moved(metric, c.verdict);
-        let agreement = c
-            .agreement
-            .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
-        let verdict = match direction {
-            _ if !c.ratio.is_finite() => "from 0".to_owned(),
-            Some(Direction::Same) => c.verdict_text("same"),
-            Some(_) => format!(
-                "{}{agreement}",
-                crate::report::verdict_word(metric, c.verdict)
-            ),
-            None => format!("undecided{agreement}"),
-        };
-        let change = if c.ratio.is_finite() {
-            format_change(c.change_percent)
-        } else {
-            "+∞ %".into()
-        };
-        let mark = if direction == Some(want) {
-            "✓"
-        } else {
-            "✗"
-        };
-        // Times with their unit: claims mix nanosecond cycles and millisecond cleanups.
-        let show = |v: f64| match metric.facts().quantity {
-            crate::record::Quantity::Nanoseconds => crate::report::format_scaled(metric, v),
-            _ => format_metric(metric, v),
-        };
-        cells.push(format!(
-            "{} → {} ({change}, {verdict}) {mark}",
-            show(old.value),
-            show(new.value)
-        ));
+        cells.push(pair_cell(metric, old, new, &c, want));
         if direction != Some(want) {
             differing.push(index);
         }

@@ -42,10 +42,10 @@ fn a_difference_is_explained_only_while_its_evidence_holds() {
     assert!(md.contains("**reproduces** with model"), "{md}");
     assert!(md.contains("fast allocates 1.50 per op (2.00×)"), "{md}");
     assert!(
-        md.contains("13.5 ns → 10.8 ns (−20.0 %, faster 8/8) ✓"),
+        md.contains("13.5 ns → 10.8 ns (per pass −20.0 %, faster 8/8) ✓"),
         "{md}"
     );
-    assert!(md.contains("(+100.0 %, slower 8/8) ✗"), "{md}");
+    assert!(md.contains("(per pass +100.0 %, slower 8/8) ✗"), "{md}");
     assert!(md.contains("40.0 → 30.0 ns/op (−25.0 %)"), "{md}");
 
     records[4].value = 0.5;
@@ -189,7 +189,7 @@ fn on_the_jvm_the_write_up_s_own_designs_decide_and_the_rust_ones_are_context() 
     let md = &checked.markdown;
     assert!(md.contains("**1 reproduce**"), "{md}");
     assert!(
-        md.contains("13.5 ns → 10.8 ns (−20.0 %, faster 8/8) ✓"),
+        md.contains("13.5 ns → 10.8 ns (per pass −20.0 %, faster 8/8) ✓"),
         "{md}"
     );
     assert!(md.contains("`rust-old` 1.20×"), "{md}");
@@ -235,7 +235,7 @@ fn a_jvm_difference_is_explained_only_by_a_cause_of_its_direction_on_a_model_in_
     let checked = answers.check(&set(records.clone()));
     let md = &checked.markdown;
     assert!(md.contains("**differs**: new allocates 2.00"), "{md}");
-    assert!(md.contains("(model off by 3.00×)"), "{md}");
+    assert!(md.contains("`rust-old` 3.00× (model off)"), "{md}");
     assert!(md.contains("**3.00× off**"), "{md}");
     // Without the second cause's evidence nothing explains it, and the refusal says why.
     records.pop();

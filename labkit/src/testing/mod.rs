@@ -62,7 +62,34 @@ macro_rules! lab_conformance {
         fn conformance_the_answers_name_the_lab_s_own_designs_and_cases() {
             $crate::testing::answers_name_the_description(&$lab);
         }
+
+        #[test]
+        fn conformance_every_jvm_design_passes_its_own_checks() {
+            $crate::testing::jvm_designs_pass_their_checks(&$lab);
+        }
     };
+}
+
+/// Whether a JDK is on `PATH` for the JVM designs' tests; without one they are skipped, saying
+/// why.
+pub fn jdk_present() -> bool {
+    match crate::jvm::jdk() {
+        Ok(_) => true,
+        Err(why) => {
+            eprintln!("JVM tests skipped: {why}");
+            false
+        }
+    }
+}
+
+/// Every JVM design of `lab` passes its JVM side's own correctness checks (`labkit.JvmLab.check`).
+pub fn jvm_designs_pass_their_checks(lab: &dyn Lab) {
+    if lab.jvm_designs().is_empty() || !jdk_present() {
+        return;
+    }
+    for design in lab.jvm_designs() {
+        crate::jvm::check(lab, design).unwrap_or_else(|e| panic!("{design}: {e}"));
+    }
 }
 
 /// The module names of a lab's registry list (`module => Type, …`), for [`registry_matches`].
@@ -315,8 +342,12 @@ fn full_set(lab: &dyn crate::lab::Describe) -> ResultSet {
     result_set(lab, records)
 }
 
+/// The most words a report's verdict paragraph may take: a reviewer reads it in one go.
+pub const VERDICT_WORDS: usize = 120;
+
 /// The report renders from an empty set, from one record and from a full set: every slot filled,
-/// every chart a whole SVG, and what a set holds shown.
+/// every chart a whole SVG, what a set holds shown, and a verdict paragraph of at most
+/// [`VERDICT_WORDS`] words.
 pub fn report_renders(lab: &dyn LabReport) {
     let full = full_set(lab);
     let partial = result_set(lab, full.records[..1].to_vec());
@@ -326,6 +357,17 @@ pub fn report_renders(lab: &dyn LabReport) {
         ("full", full),
     ] {
         let rendered = render(lab, &set).unwrap_or_else(|err| panic!("{what} set: {err}"));
+        let verdict = lab
+            .report(&set)
+            .answers
+            .and_then(|a| crate::answers::verdict_paragraph(&a, &set));
+        if let Some(verdict) = verdict {
+            let words = verdict.split_whitespace().count();
+            assert!(
+                words <= VERDICT_WORDS,
+                "{what} set: a verdict of {words} words: {verdict}"
+            );
+        }
         for (page, text) in [("main", &rendered.main), ("details", &rendered.details)] {
             assert!(
                 !text.contains("{{"),

@@ -262,7 +262,7 @@ fn twins_text(baselines: &Baselines) -> String {
     let own = format!("`{}`", Role::Twin.cell_name(all[0]));
     match all.get(1) {
         Some(jvm) => format!(
-            "{own} and, beside the JVM designs, `{}` (a second JVM of the JVM baseline)",
+            "{own} (and `{}` beside the JVM designs: a second JVM of their baseline)",
             Role::Twin.cell_name(jvm)
         ),
         None => own,
