@@ -1,20 +1,21 @@
 //! The closed loop: virtual users each asking again as soon as their last request ended. Two
 //! ways to bound a run:
 //!
-//! - by count ([`counted`], a plan without a budget): `warm_up` requests, all answered, then
+//! - by count ([`counted`], a plan without a cap): `warm_up` requests, all answered, then
 //!   exactly `requests` sent and all answered inside the window; the tests' and the overload's
 //!   and gzip scenarios' runs, whose clients give up and ask again in rounds;
-//! - by time ([`timed`], a plan with a budget): one continuous run through a warm-up and a
-//!   measured window that ends after a number of requests or at the budget, whichever comes
-//!   first.
+//! - in whole rounds ([`in_rounds`], a plan with a cap): one continuous run through a warm-up
+//!   round (every user answered once) and a measured window that ends when every user has been
+//!   answered its share of the requests (at least [`crate::workload::ROUNDS`] each), or at the
+//!   cap, whichever comes first.
 //!
-//! A budget bounds the run by time, not by its slowest design: at 100 users on a 16 MiB body
-//! whose generation takes a third of a second, a serial queue needs half a minute before every
-//! user has had one answer, and under 1,000 users every body is still on its way when the first
-//! second is up. What the window saw is then counted by what it delivered: a request that ended
-//! in it counts as the share of its body that arrived after the window opened (a whole one when
-//! it started inside), and a request still running when the budget ran out as the share that
-//! arrived before; its latency enters as its age, a lower bound (a censored value, as a timeout's).
+//! A window of whole rounds holds every design's steady state: a serial queue answers its users
+//! one after the other, so a window shorter than a round would see only the users it reached
+//! first, and a coalescing design answers a whole round at once, so a short window would end
+//! before any of them. Requests that straddle an edge count as the share of their body the window
+//! saw (a whole one when it started inside). The cap only guards against a stuck design: a
+//! request still running when it ends counts as the share that arrived before, and its latency
+//! enters as its age, a lower bound (a censored value, as a timeout's).
 
 use std::cell::Cell;
 use std::net::SocketAddr;
@@ -42,6 +43,8 @@ pub(crate) struct Progress {
     pub(crate) length: Cell<u64>,
     /// Body bytes it had received when the window opened (0 when it started after).
     at_open: Cell<u64>,
+    /// Requests of this user answered in the current stage.
+    answered: Cell<u64>,
 }
 
 impl Progress {
@@ -85,29 +88,55 @@ enum Stage {
 #[derive(Default)]
 struct Phase {
     stage: Cell<Stage>,
-    /// Requests ended in the current stage, and how many end it.
-    ended: Cell<u64>,
-    wanted: Cell<u64>,
+    /// Requests each user is to be answered in the current stage, and the users short of it.
+    quota: Cell<u64>,
+    short: Cell<usize>,
     /// Operations the window saw: requests ended, counted by the share of their body it saw.
     credit: Cell<f64>,
     reached: Notify,
 }
 
 impl Phase {
-    /// Waits until `wanted` requests have ended in this phase, or until `budget` has passed;
+    /// Starts `stage`, in which each of `users` is to be answered `quota` times.
+    fn begin(&self, stage: Stage, quota: u64, users: &[Progress]) {
+        for user in users {
+            user.answered.set(0);
+        }
+        self.quota.set(quota);
+        self.short.set(users.len());
+        self.stage.set(stage);
+    }
+
+    /// One of a user's requests was answered in the current stage: the user that completes the
+    /// round ends a measuring stage at once, so no request ends in it uncounted.
+    fn answered(&self, user: &Progress) {
+        let answered = user.answered.get() + 1;
+        user.answered.set(answered);
+        if answered == self.quota.get() {
+            self.short.set(self.short.get() - 1);
+            if self.short.get() == 0 {
+                if self.stage.get() == Stage::Measuring {
+                    self.stage.set(Stage::Stopped);
+                }
+                self.reached.notify_one();
+            }
+        }
+    }
+
+    /// Waits until every user has had its quota in this stage, or until `cap` has passed;
     /// whether they did.
-    async fn wait(&self, budget: Option<Duration>) -> bool {
+    async fn wait(&self, cap: Option<Duration>) -> bool {
         let reached = async {
             loop {
                 let rung = self.reached.notified();
-                if self.ended.get() >= self.wanted.get() {
+                if self.short.get() == 0 {
                     return;
                 }
                 rung.await;
             }
         };
-        match budget {
-            Some(budget) => tokio::time::timeout(budget, reached).await.is_ok(),
+        match cap {
+            Some(cap) => tokio::time::timeout(cap, reached).await.is_ok(),
             None => {
                 reached.await;
                 true
@@ -122,10 +151,10 @@ pub(crate) struct Measured {
     pub(crate) client: ClientCost,
     /// Operations done in the window (see the module's doc).
     pub(crate) completed: f64,
-    /// Requests still running when the budget ran out (their latencies are their ages).
+    /// Requests still running when the cap ran out (their latencies are their ages).
     pub(crate) unfinished: u64,
-    /// Whether requests were dropped unanswered (at the budget, or when the stragglers after a
-    /// window outlasted another budget): the server may still be working for them.
+    /// Whether requests were dropped unanswered (still running when the window closed, or at
+    /// the cap): the server may still be working for them.
     pub(crate) cut: bool,
 }
 
@@ -139,11 +168,11 @@ pub(crate) struct Users<'a> {
     pub(crate) books: &'a Books,
 }
 
-/// Runs `users`' plan, [`timed`] when it has a budget, else [`counted`].
+/// Runs `users`' plan, [`in_rounds`] when it has a cap, else [`counted`].
 pub(crate) async fn run(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
-    match users.plan.budget {
+    match users.plan.cap {
         None => counted(users, warm_up, window).await,
-        Some(_) => timed(users, warm_up, window).await,
+        Some(_) => in_rounds(users, warm_up, window).await,
     }
 }
 
@@ -198,11 +227,13 @@ async fn send_all(
     join_all(users).await;
 }
 
-/// Runs `users`' plan: `warm_up` requests ended, or an eighth of the budget, unmeasured; then
-/// `plan.requests` ended, or the budget, inside `window`. Requests still running after a window
-/// closed on its count are let finish unmeasured (within one more budget); at a budget they are
-/// dropped, with their connections, as a scraper giving up would.
-async fn timed(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
+/// Runs `users`' plan in whole rounds: when `warm_up` asks for any, a round in which every user
+/// is answered once, unmeasured; then a window in which every user is answered `plan.requests /
+/// users` times (rounded up), or the cap. Requests still running when the window closes are
+/// dropped with their connections, as a scraper giving up would (the runner then gives the next
+/// run a server with nothing left to do): letting them finish would cost a serial queue up to
+/// one more round per sample, unmeasured.
+async fn in_rounds(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measured {
     let Users {
         addr,
         connections,
@@ -233,56 +264,47 @@ async fn timed(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> Measu
                             phase.credit.set(phase.credit.get() + share);
                             books.enter(recorder.as_mut(), sent, outcome);
                         }
-                        phase.ended.set(phase.ended.get() + 1);
-                        if phase.ended.get() >= phase.wanted.get() {
-                            // The window holds exactly the requests asked for: the one that ends
-                            // it stops the others from counting before the controller runs.
-                            if stage == Stage::Measuring {
-                                phase.stage.set(Stage::Stopped);
-                            }
-                            phase.reached.notify_one();
-                        }
+                        // Any answer completes a user's round, a refusal too, as a k6 iteration
+                        // (counting only bodies, users refused again and again by a bounded
+                        // design starved until the cap): goodput counts the bodies.
+                        phase.answered(progress);
                     }
                 }
             });
         let mut users = std::pin::pin!(join_all(users));
         if warm_up > 0 {
-            phase.wanted.set(warm_up);
+            phase.begin(Stage::WarmingUp, 1, &progress);
             tokio::select! {
                 _ = &mut users => {}
-                _ = phase.wait(plan.budget.map(|b| b / 8)) => {}
+                _ = phase.wait(plan.cap) => {}
             }
         }
         for p in &progress {
             p.at_open.set(p.received.get());
         }
-        phase.ended.set(0);
-        phase.wanted.set(plan.requests);
-        phase.stage.set(Stage::Measuring);
+        let rounds = plan.requests.div_ceil(progress.len().max(1) as u64).max(1);
+        phase.begin(Stage::Measuring, rounds, &progress);
         window.open();
         let (started, cost) = (Instant::now(), ClientCost::of_this_thread());
-        let by_count = tokio::select! {
+        let whole = tokio::select! {
             _ = &mut users => true,
-            reached = phase.wait(plan.budget) => reached,
+            reached = phase.wait(plan.cap) => reached,
         };
         phase.stage.set(Stage::Stopped);
         let (elapsed, client) = (started.elapsed(), ClientCost::since(cost));
         window.close();
+        // Requests still running count as the share of their body the window saw; at the cap
+        // they are censored: each latency enters as its age, a lower bound.
         let mut unfinished = 0;
-        if !by_count {
-            let mut recorder = latencies.as_ref().map(|s| s.recorder());
-            for p in progress.iter().filter(|p| p.sent.get().is_some()) {
-                phase.credit.set(phase.credit.get() + p.share_since_open());
+        let mut recorder = latencies.as_ref().filter(|_| !whole).map(|s| s.recorder());
+        for p in progress.iter().filter(|p| p.sent.get().is_some()) {
+            phase.credit.set(phase.credit.get() + p.share_since_open());
+            if !whole {
                 if let (Some(recorder), Some(sent)) = (recorder.as_mut(), p.sent.get()) {
                     recorder.record(started + elapsed - sent);
                 }
                 unfinished += 1;
             }
-        } else if let Some(budget) = plan.budget {
-            // Stragglers finish unmeasured, so the server is left with nothing to do.
-            let _ = tokio::time::timeout(budget, &mut users).await;
-        } else {
-            users.await;
         }
         let measured = Measured {
             elapsed,
@@ -332,5 +354,38 @@ mod tests {
         p.start(Instant::now());
         assert_eq!(p.end(false), 1.0);
         assert!(p.sent.get().is_none());
+    }
+
+    #[test]
+    fn a_window_ends_when_its_last_user_completes_its_rounds() {
+        let users: Vec<Progress> = (0..3).map(|_| Progress::default()).collect();
+        let phase = Phase::default();
+        phase.begin(Stage::Measuring, 2, &users);
+        // A fast user answered many times does not end the window for the others.
+        for _ in 0..5 {
+            phase.answered(&users[0]);
+        }
+        phase.answered(&users[1]);
+        phase.answered(&users[1]);
+        assert_eq!(
+            (phase.short.get(), phase.stage.get()),
+            (1, Stage::Measuring)
+        );
+        phase.answered(&users[2]);
+        assert_eq!(phase.stage.get(), Stage::Measuring);
+        phase.answered(&users[2]);
+        assert_eq!((phase.short.get(), phase.stage.get()), (0, Stage::Stopped));
+        // A warm-up round ends without stopping the users; the next stage counts afresh.
+        phase.begin(Stage::WarmingUp, 1, &users);
+        for user in &users {
+            phase.answered(user);
+        }
+        assert_eq!(
+            (phase.short.get(), phase.stage.get()),
+            (0, Stage::WarmingUp)
+        );
+        phase.begin(Stage::Measuring, 1, &users);
+        assert_eq!(phase.short.get(), 3);
+        assert!(users.iter().all(|u| u.answered.get() == 0));
     }
 }

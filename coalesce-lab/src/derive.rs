@@ -244,11 +244,11 @@ mod tests {
         .collect()
     }
 
-    /// A window that a budget ended while its only generation ran counts a generation started
+    /// A window that a cap ended while its only generation ran counts a generation started
     /// and none finished: no generation time, and no p99 counted in it.
     #[test]
     fn a_window_with_no_finished_generation_derives_no_generation_time() {
-        let scenario = "closed-1000vu-16mib-dominant";
+        let scenario = "closed-100vu-1mib-dominant";
         let mut records = generations(scenario, (0.1, 0.0), 0.0);
         records.push(scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8));
         let s = result_set(&LAB, records);
@@ -263,9 +263,9 @@ mod tests {
 
     #[test]
     fn derived_records_count_generations_and_bodies() {
-        let scenario = "closed-100vu-16mib";
+        let scenario = "closed-30vu-16mib";
         // 5 generations per 100 requests started, 4 finished taking 120,000 µs: 30 ms each
-        // (the one a budget cut has no time in the sum, and is not in the mean).
+        // (the one a cap cut has no time in the sum, and is not in the mean).
         let mut records = generations(scenario, (5.0, 4.0), 120_000.0);
         records.extend([
             scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),

@@ -46,9 +46,9 @@ pub struct Plan {
     pub timeout: Option<Duration>,
     /// Whether requests ask for `Accept-Encoding: gzip` (the checksum covers the bytes sent).
     pub gzip: bool,
-    /// A closed loop's time budget: its measured window ends after `requests` or at this, and
-    /// its warm-up after its requests or at an eighth of it ([`crate::closed_loop`]).
-    pub budget: Option<Duration>,
+    /// A closed loop's wall-clock cap: with one, its warm-up is a round and its window ends when
+    /// every user has had its share of `requests`, or at the cap ([`crate::closed_loop`]).
+    pub cap: Option<Duration>,
 }
 
 /// The upper edges of an open loop's lag histogram (how far behind its schedule a send started);
@@ -72,7 +72,7 @@ pub struct Tally {
     pub refused: u64,
     /// Given up at the client's deadline.
     pub timeouts: u64,
-    /// Still running when a closed loop's budget ran out (dropped then).
+    /// Still running when a closed loop's cap ran out (dropped then).
     pub unfinished: u64,
     /// Any other status, or a connection that failed.
     pub errors: u64,
@@ -119,7 +119,7 @@ pub struct Outcome {
     /// What the client spent in the measured part (its thread, and an open loop's pacer).
     pub client: ClientCost,
     pub tally: Tally,
-    /// Operations the window saw, when a closed loop's budget or straddling requests made them
+    /// Operations the window saw, when a closed loop's cap or straddling requests made them
     /// other than the requests asked for ([`crate::closed_loop`]).
     pub completed: Option<f64>,
     /// Whether requests were dropped unanswered at the end: the server may still be working
@@ -250,9 +250,9 @@ impl LoadGenerator {
 
     /// Connects every user and, in a closed loop, runs `warm_up` unmeasured requests over them
     /// (the lab's runner asks for at most one per user; an open loop is not warmed up), then
-    /// `plan` (a closed loop with a budget within it, [`crate::closed_loop`]), with `window`
+    /// `plan` (a closed loop in whole rounds within its cap, [`crate::closed_loop`]), with `window`
     /// opened and closed around the measured part on this thread. Latencies go to the window's
-    /// sink when it has one: served requests, and timeouts and requests cut at the budget as
+    /// sink when it has one: served requests, and timeouts and requests cut at the cap as
     /// censored values (at least their age); refusals and errors are tallied only.
     ///
     /// The history is allocated uncounted; it is meant for tests, not for allocation runs.

@@ -71,7 +71,7 @@ impl Oha {
             requests: 1,
             timeout: None,
             gzip: false,
-            budget: None,
+            cap: None,
         };
         let cpu = children_cpu_time();
         oha.oha(&one)?;

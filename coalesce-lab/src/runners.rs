@@ -76,6 +76,11 @@ impl ImplementationBuilder for Open {
     }
 }
 
+/// How long a run waits for the server of the run before it to finish the requests that run
+/// dropped: about two of the slowest generation a published scenario has, so a coalescing design
+/// finishes its one in flight; a queue of a round's requests is left to a new server.
+const DRAIN: Duration = Duration::from_secs(1);
+
 /// Users a default open-files limit (1,024) carries without raising it.
 const OPEN_FILES_ENOUGH: usize = 400;
 
@@ -115,7 +120,7 @@ fn measure_serial_capacity(scenario: &Scenario) -> Result<f64, String> {
         requests: CAPACITY_REQUESTS,
         timeout: Some(PATIENT),
         gzip: scenario.gzip,
-        budget: None,
+        cap: None,
     };
     let client = LoadGenerator::new(server.addr())?;
     let mut rates = Vec::with_capacity(CAPACITY_RUNS);
@@ -141,11 +146,11 @@ pub(crate) struct Scrapes {
     running: Option<(Server, Generators)>,
     /// Starts the design's server again, with a client connected to it.
     start: Box<dyn Fn() -> Result<(Server, Generators), String>>,
-    /// Whether the last run dropped requests unanswered at its budget: the server may still be
-    /// working for them. The next run waits for it to empty, for at most one budget (a
-    /// coalescing design finishes the generation in flight, and keeps its pooled buffers for a
-    /// steady second window), and otherwise starts a new one rather than queue behind them (a
-    /// serial queue generates for every request it was sent).
+    /// Whether the last run dropped requests unanswered (those running when its window closed):
+    /// the server may still be working for them. The next run waits for it to empty, for at
+    /// most [`DRAIN`] (a coalescing design finishes the generation in flight, and keeps its
+    /// pooled buffers for a steady second window), and otherwise starts a new one rather than
+    /// queue behind them (a serial queue generates for every request it was sent).
     cut: bool,
     load: Load,
     scenario: Scenario,
@@ -155,12 +160,11 @@ impl Runner for Scrapes {
     // The allocation run's second window follows `PROFILE_WARM_UP` more untimed runs, so a pool of
     // buffers has filled.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        let limit = self.scenario.budget().unwrap_or_default();
         if std::mem::take(&mut self.cut)
             && !self
                 .running
                 .as_ref()
-                .is_some_and(|(server, _)| server.drained_within(limit))
+                .is_some_and(|(server, _)| server.drained_within(DRAIN))
         {
             // The old server goes first (its design's threads joined), then a new one starts.
             self.running = None;
@@ -184,7 +188,7 @@ impl Runner for Scrapes {
             requests: ops,
             timeout: Some(self.scenario.timeout),
             gzip: self.scenario.gzip,
-            budget: self.scenario.budget(),
+            cap: self.scenario.cap(),
         };
         let mut edges = ServerEdges {
             window,
@@ -250,7 +254,7 @@ impl Runner for Scrapes {
         };
         let (generations, backlog) = (edges.generations, edges.backlog);
         // Counted only where a request can time out within the run: elsewhere a generation
-        // left unserved is the budget's cut, not waste.
+        // left unserved is the cap's cut, not waste.
         let wasted = edges
             .closed_at
             .filter(|_| self.scenario.deadline_reachable())

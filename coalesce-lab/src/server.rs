@@ -34,11 +34,11 @@ use crate::{Answer, Generator, MetricsEndpoint, Scrape};
 /// and waited out TCP's one-second retransmission before their first request).
 const LISTEN_BACKLOG: u32 = 4096;
 const _: () = {
-    let users = crate::workload::CLOSED_USERS;
+    let closed = crate::workload::CLOSED;
     let mut i = 0;
-    while i < users.len() {
+    while i < closed.len() {
         assert!(
-            users[i] < LISTEN_BACKLOG as usize,
+            closed[i].0 < LISTEN_BACKLOG as usize,
             "every user must fit the accept queue"
         );
         i += 1;

@@ -27,7 +27,7 @@ fn every_design_answers_each_request_once_with_a_complete_fresh_exposition() {
             requests: 1_280,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
-            budget: None,
+            cap: None,
         };
         let outcome = load.run(plan, 32, &mut (), true);
         let tally = outcome.tally;
@@ -144,7 +144,7 @@ fn a_slow_reader_holds_no_generator_and_sees_only_its_own_generation() {
             requests: 40,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
-            budget: None,
+            cap: None,
         };
         let outcome = load.run(plan, 0, &mut (), false);
         let tally = outcome.tally;
@@ -181,7 +181,7 @@ fn expired_requests_are_short_circuited_only_by_the_designs_that_say_so() {
                 requests: 500,
                 gzip: false,
                 timeout: Some(Duration::from_millis(20)),
-                budget: None,
+                cap: None,
             };
             let outcome = load.run(plan, 0, &mut (), false);
             let tally = outcome.tally;
@@ -250,7 +250,7 @@ fn gzip_responses_decompress_to_the_full_generation_they_name() {
             requests: 64,
             gzip: true,
             timeout: Some(Duration::from_secs(30)),
-            budget: None,
+            cap: None,
         };
         let tally = load.run(plan, 8, &mut (), false).tally;
         assert_eq!(
@@ -277,7 +277,7 @@ fn an_open_loop_tallies_every_scheduled_send_once_in_its_lag_histogram() {
             requests: 120,
             gzip: false,
             timeout: Some(Duration::from_secs(30)),
-            budget: None,
+            cap: None,
         };
         let tally = load.run(plan, 0, &mut (), false).tally;
         assert_eq!(
@@ -304,29 +304,29 @@ fn an_open_loop_tallies_every_scheduled_send_once_in_its_lag_histogram() {
     });
 }
 
-/// A closed loop that cannot finish its requests within its budget ends there: the window holds
-/// the budget's time, the requests still waiting are counted as unfinished and dropped, the
+/// A closed loop that cannot finish its rounds within its cap ends there: the window holds the
+/// cap's time, the requests still waiting are counted as unfinished and dropped, the
 /// operations it reports are those it saw (fewer than asked), and the outcome says the server
 /// was left with work, so a runner starts a new one before its next run.
 #[test]
-fn a_closed_loop_ends_at_its_budget_with_what_it_saw() {
+fn a_closed_loop_ends_at_its_cap_with_what_it_saw() {
     // Generations of a few milliseconds: 16 users queue behind the serial design's one thread.
     let broker = Arc::new(coalesce_lab::exposition::Broker::with_topics(40).collecting(20_000));
     let generator = Arc::new(coalesce_lab::Generator::new(broker));
     let server = start_design("serial-queue", generator, None);
     let load = LoadGenerator::new(server.addr()).unwrap();
-    let budget = Duration::from_millis(100);
+    let cap = Duration::from_millis(100);
     let plan = Plan {
         load: Load::Closed { users: 16 },
         requests: 100_000,
         gzip: false,
         timeout: Some(Duration::from_secs(30)),
-        budget: Some(budget),
+        cap: Some(cap),
     };
     let outcome = load.run(plan, 16, &mut (), false);
     let tally = outcome.tally;
-    assert!(outcome.elapsed >= budget, "{:?}", outcome.elapsed);
-    assert!(outcome.elapsed < 20 * budget, "{:?}", outcome.elapsed);
+    assert!(outcome.elapsed >= cap, "{:?}", outcome.elapsed);
+    assert!(outcome.elapsed < 20 * cap, "{:?}", outcome.elapsed);
     assert!(outcome.cut, "requests were left waiting");
     assert!(
         (1..=16).contains(&tally.unfinished),

@@ -42,7 +42,7 @@ fn exercise(server: &coalesce_lab::server::Server) {
         requests: 64,
         timeout: Some(Duration::from_secs(30)),
         gzip: false,
-        budget: None,
+        cap: None,
     };
     let outcome = load.run(plan, 8, &mut (), false);
     assert_eq!(outcome.tally.corrupt, 0);

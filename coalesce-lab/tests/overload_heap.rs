@@ -125,7 +125,7 @@ fn check_overload(users: usize) {
             requests: ROUNDS * users as u64,
             timeout: Some(DEADLINE),
             gzip: false,
-            budget: None,
+            cap: None,
         };
         let mut tally = None;
         let (bodies, everything) = peaks(|| tally = Some(load.run(plan, 0, &mut (), false).tally));
