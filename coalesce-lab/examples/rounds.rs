@@ -1,10 +1,22 @@
 //! Probe: one sample of whole rounds per design and closed scenario, its wall time.
-use coalesce_lab::lab::{LAB, SCRAPE, SERVED, UNFINISHED};
+use coalesce_lab::lab::{CLIENT_CPU_US, LAB, SCRAPE, SERVED, SERVER_CPU_US, UNFINISHED};
 use coalesce_lab::workload::{Shape, scenarios};
 use labkit::lab::{BenchCase, Describe, EventTally, Lab};
 
 fn main() {
-    let only: Vec<String> = std::env::args().skip(1).collect();
+    let mut only: Vec<String> = std::env::args().skip(1).collect();
+    // `--designs a,b` limits the designs; `--repeat N` measures each N times, in turn.
+    let take = |only: &mut Vec<String>, flag: &str| {
+        let i = only.iter().position(|a| a == flag)?;
+        let value = only.get(i + 1).cloned();
+        only.drain(i..(i + 2).min(only.len()));
+        value
+    };
+    let designs: Option<Vec<String>> =
+        take(&mut only, "--designs").map(|d| d.split(',').map(str::to_owned).collect());
+    let repeat: usize = take(&mut only, "--repeat")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
     for scenario in scenarios() {
         let Shape::Closed { users } = scenario.shape else {
             continue;
@@ -12,7 +24,12 @@ fn main() {
         if scenario.cap().is_none() || (!only.is_empty() && !only.contains(&scenario.name())) {
             continue;
         }
-        for design in LAB.implementations() {
+        let chosen: Vec<&str> = LAB
+            .implementations()
+            .into_iter()
+            .filter(|d| designs.as_ref().is_none_or(|ds| ds.iter().any(|x| x == d)))
+            .collect();
+        for design in (0..repeat).flat_map(|_| chosen.iter().copied()) {
             let case = BenchCase::new(SCRAPE, &scenario.name());
             let mut runner = LAB.open(design, &case).unwrap();
             let mut window = EventTally::default();
@@ -20,7 +37,7 @@ fn main() {
             let elapsed = runner.run(users as u64, scenario.min_requests(), &mut window);
             let completed = window.completed().unwrap_or(0.0);
             println!(
-                "{:<28} {:<22} window {:>7.2} s  whole {:>7.2} s  completed {:>7.1}  served {:>6}  unfinished {:>4}  rate {:>8.1}/s",
+                "{:<28} {:<22} window {:>7.2} s  whole {:>7.2} s  completed {:>7.1}  served {:>6}  unfinished {:>4}  rate {:>8.1}/s  client busy {:>4.2}  server cores {:>4.2}",
                 scenario.name(),
                 design,
                 elapsed.as_secs_f64(),
@@ -28,7 +45,9 @@ fn main() {
                 completed,
                 window.total(SERVED),
                 window.total(UNFINISHED),
-                completed / elapsed.as_secs_f64()
+                completed / elapsed.as_secs_f64(),
+                window.total(CLIENT_CPU_US) as f64 / 1e6 / elapsed.as_secs_f64(),
+                window.total(SERVER_CPU_US) as f64 / 1e6 / elapsed.as_secs_f64(),
             );
         }
     }
