@@ -1,5 +1,9 @@
-//! Probe: one sample of whole rounds per design and closed scenario, its wall time.
-use coalesce_lab::lab::{CLIENT_CPU_US, LAB, SCRAPE, SERVED, SERVER_CPU_US, UNFINISHED};
+//! Probe: one sample per design and closed scenario (whole rounds, or counted where the scenario
+//! has no cap), its wall time.
+use coalesce_lab::lab::{
+    BACKLOG, CLIENT_CPU_US, LAB, SCRAPE, SERVED, SERVER_CPU_US, TIMEOUTS, UNFINISHED,
+};
+use coalesce_lab::waiting::{SAMPLED_AT, WAITING_AT};
 use coalesce_lab::workload::{Shape, scenarios};
 use labkit::lab::{BenchCase, Describe, EventTally, Lab};
 
@@ -21,7 +25,7 @@ fn main() {
         let Shape::Closed { users } = scenario.shape else {
             continue;
         };
-        if scenario.cap().is_none() || (!only.is_empty() && !only.contains(&scenario.name())) {
+        if !only.is_empty() && !only.contains(&scenario.name()) {
             continue;
         }
         let chosen: Vec<&str> = LAB
@@ -37,7 +41,7 @@ fn main() {
             let elapsed = runner.run(users as u64, scenario.min_requests(), &mut window);
             let completed = window.completed().unwrap_or(0.0);
             println!(
-                "{:<28} {:<22} window {:>7.2} s  whole {:>7.2} s  completed {:>7.1}  served {:>6}  unfinished {:>4}  rate {:>8.1}/s  client busy {:>4.2}  server cores {:>4.2}",
+                "{:<28} {:<22} window {:>7.2} s  whole {:>7.2} s  completed {:>7.1}  served {:>6}  unfinished {:>4}  timeouts {:>4}  backlog {:>4}  rate {:>8.1}/s  client busy {:>4.2}  server cores {:>4.2}",
                 scenario.name(),
                 design,
                 elapsed.as_secs_f64(),
@@ -45,10 +49,24 @@ fn main() {
                 completed,
                 window.total(SERVED),
                 window.total(UNFINISHED),
+                window.total(TIMEOUTS),
+                window.total(BACKLOG),
                 completed / elapsed.as_secs_f64(),
                 window.total(CLIENT_CPU_US) as f64 / 1e6 / elapsed.as_secs_f64(),
                 window.total(SERVER_CPU_US) as f64 / 1e6 / elapsed.as_secs_f64(),
             );
+            let waiting: Vec<u64> = WAITING_AT
+                .iter()
+                .zip(SAMPLED_AT)
+                .filter(|(_, sampled)| window.total(*sampled) > 0)
+                .map(|(w, _)| window.total(*w))
+                .collect();
+            if !waiting.is_empty() {
+                println!(
+                    "    waiting every {:?}: {waiting:?}",
+                    coalesce_lab::waiting::SLOT
+                );
+            }
         }
     }
 }

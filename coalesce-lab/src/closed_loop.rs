@@ -301,7 +301,7 @@ async fn in_rounds(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> M
             phase.credit.set(phase.credit.get() + p.share_since_open());
             if !whole {
                 if let (Some(recorder), Some(sent)) = (recorder.as_mut(), p.sent.get()) {
-                    recorder.record(started + elapsed - sent);
+                    recorder.record_censored(started + elapsed - sent);
                 }
                 unfinished += 1;
             }

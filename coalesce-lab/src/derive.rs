@@ -12,6 +12,7 @@ use crate::lab::{
     CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAB, LAG_US, SCHEDULE_US, SCRAPE,
     SCRAPE_BY_OHA, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
 };
+use crate::waiting::{SAMPLED_AT, WAITING_AT, slot_seconds};
 use crate::workload::{Scenario, Shape};
 
 /// Derived: the mean time of one generation in a run, per pass.
@@ -52,7 +53,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         };
         match r.metric {
             // Over the generations that finished in the window, which are the ones the time
-            // sums: one a budget cut while it ran has no time yet.
+            // sums: one still running when the window closed has no time yet.
             Metric::EventsPer100Ops(GENERATING_US) if lab_generator => {
                 let Some(generations) = set
                     .find(&r.id, Metric::EventsPer100Ops(FINISHED_GENERATIONS))
@@ -146,9 +147,30 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
                     }
                 }
             }
+            Metric::EventsPer100Ops(event) if lab_generator => {
+                // The mean backlog at a slot: the backlogs read there over the samples that
+                // reached it (the queue-growth chart, [`crate::waiting`]).
+                if let Some(k) = WAITING_AT.iter().position(|e| *e == event) {
+                    let sampled = set.find(&r.id, Metric::EventsPer100Ops(SAMPLED_AT[k]));
+                    out.extend(sampled.and_then(|s| ratio(r, s, &waiting(k))));
+                }
+            }
             _ => {}
         }
     }
+    out.extend(waiting_shape(&out));
+    // A scenario whose ceiling did not hold measured something else than the designs: no ratio
+    // to that ceiling is published (the check says why).
+    let checks = crate::conformance::derived(set);
+    let invalid = |parameter: &str| {
+        checks.iter().any(|c| {
+            c.id.experiment == crate::conformance::CEILING_EXCEEDED
+                && c.id.parameter == parameter
+                && c.value > 0.0
+        })
+    };
+    out.retain(|r| r.id.experiment != OF_CEILING || !invalid(&r.id.parameter));
+    out.extend(checks);
     out
 }
 
@@ -163,6 +185,63 @@ fn ratio(of: &Record, over: &Record, experiment: &str) -> Option<Record> {
         }
         _ => (over.value > 0.0).then(|| Record::new(id, Metric::Ratio, of.value / over.value)),
     }
+}
+
+/// Derived, per design and scenario with a waiting series: requests waiting at the last slot
+/// over the first (a queue that grows), and the most waiting at any slot over the users (more
+/// than 1: requests kept for clients that gave up on them).
+pub const WAITING_GROWTH: &str = "waiting-growth";
+pub const WAITING_PEAK_OVER_USERS: &str = "waiting-peak-over-users";
+
+/// The growth and the peak of each waiting series in `derived`.
+fn waiting_shape(derived: &[Record]) -> Vec<Record> {
+    let mut out = Vec::new();
+    let series: Vec<&Record> = derived
+        .iter()
+        .filter(|r| r.id.experiment.starts_with("waiting-at-"))
+        .collect();
+    let mut cells: Vec<(&str, &str)> = series
+        .iter()
+        .map(|r| (r.id.implementation.as_str(), r.id.parameter.as_str()))
+        .collect();
+    cells.dedup();
+    for (design, parameter) in cells {
+        let Ok(scenario) = Scenario::parse(parameter) else {
+            continue;
+        };
+        let Shape::Closed { users } = scenario.shape else {
+            continue;
+        };
+        let at = |k: usize| {
+            series
+                .iter()
+                .find(|r| {
+                    r.id.experiment == waiting(k)
+                        && r.id.implementation == design
+                        && r.id.parameter == parameter
+                })
+                .map(|r| r.value)
+        };
+        let values: Vec<f64> = (0..crate::waiting::SLOTS).map_while(at).collect();
+        let id = |experiment: &str| BenchId::new(experiment, design, parameter);
+        let peak = values.iter().copied().fold(0.0, f64::max);
+        out.push(Record::new(
+            id(WAITING_PEAK_OVER_USERS),
+            Metric::Ratio,
+            peak / users as f64,
+        ));
+        if let (Some(first), Some(last)) = (values.first(), values.last())
+            && *first > 0.0
+        {
+            out.push(Record::new(id(WAITING_GROWTH), Metric::Ratio, last / first));
+        }
+    }
+    out
+}
+
+/// Derived: the mean number of requests waiting in the server at slot `k` of the window.
+pub fn waiting(k: usize) -> String {
+    format!("waiting-at-{:.1}s", slot_seconds(k))
 }
 
 pub fn is_open(parameter: &str) -> bool {

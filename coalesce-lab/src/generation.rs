@@ -206,8 +206,8 @@ impl Generator {
     /// Generations from number `from` on that finished by `by` and that no response carried in
     /// time: work spent for clients that had already given up. Read after the run: a generation
     /// that finished just before a window closed has its responses handed out just after.
-    /// Generations finished later are left out: a run cut at its budget drops its requests
-    /// itself, and what the server finishes for them is not a client's timeout.
+    /// Generations finished later are left out: a run whose window closed drops the requests
+    /// still running itself, and what the server finishes for them is not a client's timeout.
     pub fn wasted_between(&self, from: u64, by: Instant) -> u64 {
         self.spans_mut()
             .iter()

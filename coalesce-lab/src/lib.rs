@@ -13,6 +13,7 @@ pub mod buffer;
 mod client_threads;
 mod closed_loop;
 pub mod coalesce;
+pub mod conformance;
 pub mod derive;
 pub mod exposition;
 pub mod generation;
@@ -26,6 +27,7 @@ pub mod queue;
 pub mod report;
 mod runners;
 pub mod server;
+pub mod waiting;
 pub mod workload;
 
 use std::future::Future;

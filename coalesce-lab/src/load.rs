@@ -205,7 +205,7 @@ impl Books {
             // Refusals and errors are answers of another kind and stay out.
             match exchange {
                 Some(exchange) => recorder.record(exchange.received - started),
-                None if tally.timeouts > 0 => recorder.record(started.elapsed()),
+                None if tally.timeouts > 0 => recorder.record_censored(started.elapsed()),
                 None => {}
             }
         }

@@ -2,29 +2,31 @@
 //! (tables of the measured records and of those [`crate::derive`] derives from them, charts).
 
 use labkit::answers::Answers;
-use labkit::chart::{Chart, log_log_chart};
+use labkit::chart::{Chart, Scale, line_chart, log_log_chart};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
 use labkit::lab::Describe;
 use labkit::record::{BenchId, Metric, ResultSet};
 use labkit::report::Row;
+use labkit::table::{Align, Table, format_number};
 use labkit::targets::Targets;
 
 use crate::derive::{
     GENERATION, GENERATOR_LAG, OF_CEILING, OFFERED, OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50,
     P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, PEAK_HEAP_OVER_CEILING, client_busy, client_cpu,
-    is_open, measured_experiment, server_busy, server_cpu, server_system_cpu,
+    is_open, measured_experiment, server_busy, server_cpu, server_system_cpu, waiting,
 };
 use crate::lab::{
-    BACKLOG, BODY_MIB, CROSS_CHECKED, CoalesceLab, GENERATIONS, LAB, LAG_HISTOGRAM, REFUSED,
-    SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, UNFINISHED, WASTED,
+    BACKLOG, BODY_MIB, CENSORED, CROSS_CHECKED, CoalesceLab, GENERATIONS, LAB, LAG_HISTOGRAM,
+    REFUSED, SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, UNFINISHED, WASTED,
 };
+use crate::waiting::{SLOTS, slot_seconds};
 use crate::workload::{BODIES, Cost, PATIENT, Shape, scenarios};
 
 /// What the targets table says below its rows: the reasons for misses, with this run's values.
 const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
 
 /// Peak heap and peak RSS against users: one line per design over the closed loops of the small
-/// body with cheap generation (1 … 1,000 users), on log scales.
+/// body with cheap generation, on log scales.
 fn memory_against_users(set: &ResultSet) -> Vec<ChartSpec> {
     let implementations = LAB.implementations();
     let closed: Vec<(usize, String)> = scenarios()
@@ -79,6 +81,72 @@ fn memory_against_users(set: &ResultSet) -> Vec<ChartSpec> {
     .collect()
 }
 
+/// The overload's requests waiting in the server over its window, per design: the mean backlog
+/// at each slot some sample reached ([`crate::waiting`]), as (seconds, requests).
+fn waiting_over_time(set: &ResultSet) -> (String, Vec<Vec<(f64, f64)>>) {
+    let overload = scenarios()
+        .into_iter()
+        .find(|s| s.overload)
+        .map_or_else(String::new, |s| s.name());
+    let lines = LAB
+        .implementations()
+        .iter()
+        .map(|design| {
+            (0..SLOTS)
+                .filter_map(|k| {
+                    let id = BenchId::new(&waiting(k), design, &overload);
+                    Some((slot_seconds(k), set.find(&id, Metric::Ratio)?.value))
+                })
+                .collect()
+        })
+        .collect();
+    (overload, lines)
+}
+
+/// The queue-growth chart: requests waiting against time in the overload, one line per design.
+fn waiting_chart(set: &ResultSet) -> ChartSpec {
+    let (overload, lines) = waiting_over_time(set);
+    let labelled: Vec<Vec<(f64, f64, String)>> = lines
+        .iter()
+        .map(|line| {
+            line.iter()
+                .map(|&(t, n)| (t, n, format!("{t:.1} s: {n:.0} waiting")))
+                .collect()
+        })
+        .collect();
+    let title = format!("coalesce: requests waiting in the server, {overload}");
+    ChartSpec::Drawn(Chart {
+        stem: "coalesce-waiting-overload".into(),
+        svg: line_chart(
+            &title,
+            ("seconds since the window opened", Scale::Linear),
+            ("requests waiting (queued or generating)", Scale::Linear),
+            &LAB.implementations(),
+            &labelled,
+        ),
+        title,
+    })
+}
+
+/// The same as a table: a row per design, a column per slot any design reached.
+fn waiting_table(set: &ResultSet) -> Block {
+    let (_, lines) = waiting_over_time(set);
+    let slots = lines.iter().map(Vec::len).max().unwrap_or(0);
+    let mut table = Table::new().column("Design", Align::Left);
+    for k in 0..slots {
+        table = table.column(&format!("{:.1} s", slot_seconds(k)), Align::Right);
+    }
+    for (design, line) in LAB.implementations().iter().zip(&lines) {
+        let mut cells = vec![format!("`{design}`")];
+        cells.extend((0..slots).map(|k| {
+            line.get(k)
+                .map_or("ended".into(), |(_, n)| format_number(*n))
+        }));
+        table.row(cells);
+    }
+    Block::Markdown(table.render())
+}
+
 pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
 }
@@ -102,8 +170,13 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
         GENERATOR_LAG,
         OHA_OVER_LAB_GOODPUT,
         OHA_OVER_LAB_P50,
+        crate::conformance::CEILING_EXCEEDED,
+        crate::derive::WAITING_GROWTH,
+        crate::derive::WAITING_PEAK_OVER_USERS,
+        crate::conformance::CENSORED_P99,
+        crate::conformance::CAPPED,
     ];
-    if !known.contains(&name) {
+    if !known.contains(&name) && !(0..SLOTS).any(|k| waiting(k) == name) {
         return Vec::new();
     }
     let parameters = measured_experiment(name)
@@ -180,6 +253,7 @@ impl LabReport for CoalesceLab {
             },
         ];
         charts.extend(memory_against_users(set));
+        charts.push(waiting_chart(set));
         charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
             stem: format!("coalesce-latency-{}", row.parameter),
             title: format!("coalesce: latency percentiles, {}", row.parameter),
@@ -192,7 +266,12 @@ impl LabReport for CoalesceLab {
                     ("goodput", table(Metric::EventsPerSec(SERVED))),
                     ("of_ceiling", derived(OF_CEILING, Metric::Ratio)),
                     ("p99", table(Metric::LatencyP99Ns)),
+                    ("censored", table(Metric::EventsPer100Ops(CENSORED))),
                     ("unfinished", table(Metric::EventsPer100Ops(UNFINISHED))),
+                    (
+                        "ceiling_check",
+                        Block::Markdown(crate::conformance::table(set).render()),
+                    ),
                     (
                         "p99_in_generations",
                         derived(P99_IN_GENERATIONS, Metric::Ratio),
@@ -232,6 +311,7 @@ impl LabReport for CoalesceLab {
                     ("lag_over_10ms", lag(3)),
                     ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
                     ("wasted", table(Metric::EventsPer100Ops(WASTED))),
+                    ("waiting", waiting_table(set)),
                     (
                         "peak_heap_in_bodies",
                         derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
@@ -292,14 +372,16 @@ mod tests {
         let rendered = labkit::document::render(&LAB, &result_set(&LAB, vec![])).unwrap();
         assert!(rendered.main.contains("## Answers"));
         assert!(rendered.main.contains("## Targets"));
-        assert!(rendered.main.contains("closed-100vu-16mib"));
+        assert!(rendered.main.contains("closed-100vu-1mib-dominant"));
+        assert!(rendered.main.contains("## Conformance"));
         assert!(
             rendered
                 .details
                 .contains("## Latency percentiles of served requests")
         );
-        // Goodput, peak heap, memory against users (heap, RSS), one latency chart per scenario.
+        // Goodput, peak heap, memory against users (heap, RSS), requests waiting in the
+        // overload, one latency chart per scenario.
         let scenarios = LAB.experiments()[0].parameters.len();
-        assert_eq!(rendered.charts.len(), 4 + scenarios);
+        assert_eq!(rendered.charts.len(), 5 + scenarios);
     }
 }

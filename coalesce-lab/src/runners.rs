@@ -9,8 +9,8 @@ use labkit::record::EventName;
 
 use crate::implementations::serial_queue::SerialQueue;
 use crate::lab::{
-    BACKLOG, BODY_MIB, CLIENT_CPU_US, CORRUPT, ERRORS, FINISHED_GENERATIONS, GENERATING_US,
-    GENERATIONS, LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US,
+    BACKLOG, BODY_MIB, CENSORED, CLIENT_CPU_US, CORRUPT, ERRORS, FINISHED_GENERATIONS,
+    GENERATING_US, GENERATIONS, LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US,
     SERVER_SYSTEM_CPU_US, SERVER_WAITS, SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, UNFINISHED,
     WASTED,
 };
@@ -200,6 +200,8 @@ impl Runner for Scrapes {
             generating: Duration::ZERO,
             finished: 0,
             backlog: 0,
+            waiting: self.scenario.overload.then(Vec::new),
+            sampler: None,
             process_cpu: Duration::ZERO,
             process_system: Duration::ZERO,
             process_switches: 0,
@@ -253,6 +255,7 @@ impl Runner for Scrapes {
             },
         };
         let (generations, backlog) = (edges.generations, edges.backlog);
+        let waiting = edges.waiting.take();
         // Counted only where a request can time out within the run: elsewhere a generation
         // left unserved is the cap's cut, not waste.
         let wasted = edges
@@ -282,6 +285,7 @@ impl Runner for Scrapes {
             (FINISHED_GENERATIONS, edges.finished),
             (TIMEOUTS, tally.timeouts),
             (UNFINISHED, tally.unfinished),
+            (CENSORED, tally.timeouts + tally.unfinished),
             (REFUSED, tally.refused),
             (ERRORS, tally.errors),
             (CORRUPT, tally.corrupt),
@@ -298,6 +302,9 @@ impl Runner for Scrapes {
         }
         if let Some(wasted) = wasted {
             window.count(WASTED, wasted);
+        }
+        if let Some(read) = &waiting {
+            crate::waiting::count(window, read);
         }
         // The lag behind the schedule is the lab generator's own measurement: oha reports none,
         // and its rows leave the events out rather than record a lag of 0.
@@ -331,6 +338,10 @@ pub(crate) struct ServerEdges<'a> {
     /// The generations `generating` sums.
     finished: u64,
     backlog: usize,
+    /// The backlog at each slot of the window, where the scenario's chart wants it
+    /// ([`crate::waiting`]): `None` elsewhere.
+    waiting: Option<Vec<usize>>,
+    sampler: Option<crate::waiting::Sampler>,
     process_cpu: Duration,
     process_system: Duration,
     process_switches: u64,
@@ -352,11 +363,17 @@ impl Window for ServerEdges<'_> {
         self.process_system = labkit::process::system_cpu_time();
         self.process_switches = labkit::process::voluntary_switches();
         self.writes = self.writes();
+        if self.waiting.is_some() {
+            self.sampler = Some(crate::waiting::Sampler::start(self.server.backlog_probe()));
+        }
         self.window.open();
     }
 
     fn close(&mut self) {
         self.window.close();
+        if let Some(sampler) = self.sampler.take() {
+            self.waiting = Some(sampler.finish());
+        }
         self.process_cpu = labkit::process::cpu_time().saturating_sub(self.process_cpu);
         self.process_system =
             labkit::process::system_cpu_time().saturating_sub(self.process_system);

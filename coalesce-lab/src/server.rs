@@ -79,7 +79,7 @@ pub struct Server {
     addr: SocketAddr,
     generator: Arc<Generator>,
     writes: Arc<Writes>,
-    backlog: Box<dyn Fn() -> usize + Send + Sync>,
+    backlog: crate::waiting::Probe,
     stop: Option<oneshot::Sender<()>>,
     runtime: Option<tokio::runtime::Runtime>,
 }
@@ -126,7 +126,7 @@ impl Server {
             addr,
             generator,
             writes,
-            backlog: Box::new(move || endpoint.backlog()),
+            backlog: Arc::new(move || endpoint.backlog()),
             stop: Some(stop),
             runtime: Some(runtime),
         })
@@ -147,6 +147,11 @@ impl Server {
     /// Requests the design holds queued or generating right now.
     pub fn backlog(&self) -> usize {
         (self.backlog)()
+    }
+
+    /// [`Server::backlog`] for another thread to read.
+    pub fn backlog_probe(&self) -> crate::waiting::Probe {
+        Arc::clone(&self.backlog)
     }
 
     /// Waits, polling every millisecond, until the design holds no request or `limit` has

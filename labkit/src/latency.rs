@@ -5,6 +5,11 @@
 //! A run records latencies when its [`crate::lab::Window`] hands out a [`LatencySink`]; which
 //! experiments do, and whether in their timed samples or in a run of their own, their description
 //! says ([`crate::lab::LatencyRecording`]).
+//!
+//! A latency that is only a lower bound (a request given up at its deadline, one still running
+//! when a run ended) is recorded as censored ([`LatencyRecorder::record_censored`]): it enters
+//! the histogram at its age and is counted, and a percentile that may fall among such values is
+//! not published ([`Latencies::censors`]).
 
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
@@ -26,6 +31,13 @@ fn empty_histogram() -> Histogram<u64> {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Latencies {
     pub buckets: Vec<(u64, u64)>,
+    /// How many of the recorded latencies are lower bounds (censored), not measured ends.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub censored: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl Latencies {
@@ -35,6 +47,7 @@ impl Latencies {
                 .iter_recorded()
                 .map(|v| (v.value_iterated_to(), v.count_at_value()))
                 .collect(),
+            censored: 0,
         }
     }
 
@@ -54,12 +67,30 @@ impl Latencies {
         histogram
             .add(other.histogram())
             .expect("auto-resizing histograms of one precision add");
-        Self::from_histogram(&histogram)
+        Self {
+            censored: self.censored + other.censored,
+            ..Self::from_histogram(&histogram)
+        }
     }
 
     /// Operations recorded.
     pub fn count(&self) -> u64 {
         self.buckets.iter().map(|(_, c)| c).sum()
+    }
+
+    /// The share of the recorded latencies that are censored (0 when none were recorded).
+    pub fn censored_share(&self) -> f64 {
+        match self.count() {
+            0 => 0.0,
+            n => self.censored as f64 / n as f64,
+        }
+    }
+
+    /// Whether the percentile at quantile `q` may be a censored value: when more than `1 − q` of
+    /// the latencies are lower bounds (more than 1 % for p99; any at all for the maximum), the
+    /// value at `q` may be one of them, and what it reads is the window's, not the design's.
+    pub fn censors(&self, q: f64) -> bool {
+        self.censored > 0 && self.censored_share() > (1.0 - q).max(0.0)
     }
 
     /// The latency at quantile `q` (0.5 for the median, 1.0 for the maximum); `None` when empty.
@@ -101,6 +132,7 @@ impl Latencies {
 #[derive(Debug, Default)]
 pub struct LatencySink {
     merged: Mutex<Option<Histogram<u64>>>,
+    censored: std::sync::atomic::AtomicU64,
 }
 
 impl LatencySink {
@@ -112,6 +144,7 @@ impl LatencySink {
     pub fn recorder(self: &Arc<Self>) -> LatencyRecorder {
         LatencyRecorder {
             local: empty_histogram(),
+            censored: 0,
             sink: Arc::clone(self),
         }
     }
@@ -119,12 +152,17 @@ impl LatencySink {
     /// Everything merged so far (recorders still alive are not included).
     pub fn latencies(&self) -> Latencies {
         let merged = self.merged.lock().unwrap_or_else(PoisonError::into_inner);
-        merged
-            .as_ref()
-            .map_or_else(Latencies::default, Latencies::from_histogram)
+        Latencies {
+            censored: self.censored.load(std::sync::atomic::Ordering::Relaxed),
+            ..merged
+                .as_ref()
+                .map_or_else(Latencies::default, Latencies::from_histogram)
+        }
     }
 
-    fn merge(&self, histogram: &Histogram<u64>) {
+    fn merge(&self, histogram: &Histogram<u64>, censored: u64) {
+        self.censored
+            .fetch_add(censored, std::sync::atomic::Ordering::Relaxed);
         let mut merged = self.merged.lock().unwrap_or_else(PoisonError::into_inner);
         match merged.as_mut() {
             Some(m) => m
@@ -139,6 +177,7 @@ impl LatencySink {
 #[derive(Debug)]
 pub struct LatencyRecorder {
     local: Histogram<u64>,
+    censored: u64,
     sink: Arc<LatencySink>,
 }
 
@@ -148,6 +187,13 @@ impl LatencyRecorder {
         self.local
             .record(ns)
             .expect("an auto-resizing histogram records every value");
+    }
+
+    /// Records a latency known only to be at least `age` (given up at a deadline, still running
+    /// when the run ended): it enters as `age` and is counted as censored.
+    pub fn record_censored(&mut self, age: Duration) {
+        self.record(age);
+        self.censored += 1;
     }
 
     /// Runs `operation` and records how long it took.
@@ -162,7 +208,7 @@ impl LatencyRecorder {
 impl Drop for LatencyRecorder {
     fn drop(&mut self) {
         if !self.local.is_empty() {
-            self.sink.merge(&self.local);
+            self.sink.merge(&self.local, self.censored);
         }
     }
 }
@@ -183,6 +229,35 @@ pub fn timer_overhead(samples: u64) -> Latencies {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_percentile_among_censored_latencies_is_censored() {
+        let sink = LatencySink::new();
+        {
+            let mut recorder = sink.recorder();
+            for _ in 0..98 {
+                recorder.record(Duration::from_millis(1));
+            }
+            recorder.record_censored(Duration::from_millis(100));
+        }
+        let one = sink.latencies();
+        assert_eq!((one.count(), one.censored), (99, 1));
+        // 1 of 99 is just over 1 %: p99 may be the censored value, p90 may not.
+        assert!(one.censors(0.99) && one.censors(1.0) && !one.censors(0.9));
+        {
+            sink.recorder().record(Duration::from_millis(1));
+        }
+        let two = sink.latencies();
+        assert!(!two.censors(0.99), "1 of 100 is not more than 1 %");
+        assert!(two.censors(1.0), "the maximum is a lower bound");
+        let merged = two.merged(&one);
+        assert_eq!(merged.censored, 2, "merging adds the censored counts");
+        let round_trip: Latencies =
+            serde_json::from_str(&serde_json::to_string(&merged).unwrap()).unwrap();
+        assert_eq!(round_trip, merged);
+        let uncensored = serde_json::to_string(&Latencies::default()).unwrap();
+        assert!(!uncensored.contains("censored"), "{uncensored}");
+    }
 
     #[test]
     fn recorders_merge_and_percentiles_come_from_the_merged_histogram() {

@@ -7,7 +7,7 @@
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Describe, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
-use crate::report::{Row, environment_section, format_metric, verdict_word};
+use crate::report::{Row, censored_cell, environment_section, format_metric, verdict_word};
 use crate::table::{Align, Table};
 
 /// The metrics a write-up shows, in column order, with their headings.
@@ -31,6 +31,9 @@ fn cell(
     b: &BenchId,
     verdicts: bool,
 ) -> Option<String> {
+    if let Some(censored) = [a, b].iter().find_map(|id| censored_cell(set, id, metric)) {
+        return Some(censored);
+    }
     let (ra, rb) = (set.find(a, metric)?, set.find(b, metric)?);
     let c = compare_in(set, ra, rb);
     let ratio = if c.ratio.is_finite() {

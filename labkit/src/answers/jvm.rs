@@ -381,9 +381,9 @@ fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
     )
 }
 
-/// The paragraph a report opens with: what reproduces on the JVM here, what the Rust designs add,
-/// what this machine cannot show; `None` for answers without a JVM side.
-pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
+/// The paragraph a report with a JVM side opens with: what reproduces on the JVM here, what the
+/// Rust designs add, what this machine cannot show.
+pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
     let side = answers.jvm.as_ref()?;
     let claims: Vec<&Claim> = answers.claims.iter().filter(|c| !c.own).collect();
     let judged: Vec<(Outcome, &Claim)> = claims

@@ -25,7 +25,7 @@ use crate::table::{Align, Table, format_change, format_number};
 mod jvm;
 mod refs;
 
-pub use jvm::{MODEL_BAND, verdict_paragraph};
+pub use jvm::MODEL_BAND;
 pub use refs::fill_measured;
 use refs::*;
 
@@ -44,6 +44,10 @@ pub struct Answers {
     #[serde(default)]
     pub jvm: Option<JvmSide>,
     pub claims: Vec<Claim>,
+    /// Without a JVM side: what the verdict paragraph says after its counts (may cite this run's
+    /// values, [`fill_measured`]): what this machine decides, said once rather than in each row.
+    #[serde(default)]
+    pub verdict: Option<String>,
 }
 
 /// The write-up's Java designs as the lab runs them on the JVM, and the Rust designs beside them.
@@ -296,6 +300,43 @@ impl Answers {
         );
         Checked { outcomes, markdown }
     }
+}
+
+/// The paragraph a report opens with: with a JVM side, what reproduces on the JVM here
+/// ([`jvm::verdict_paragraph`]); without one, the claims' counts in this run and the answers'
+/// own `verdict` text; `None` when neither applies.
+pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
+    if answers.jvm.is_some() {
+        return jvm::verdict_paragraph(answers, set);
+    }
+    let text = answers.verdict.as_ref()?;
+    let outcomes = answers.check(set).outcomes;
+    let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
+    let parts: Vec<String> = [
+        (Outcome::Explained, "differ", " with a cause measured"),
+        (Outcome::NotEstablished, "differ", ", cause not established"),
+        (Outcome::Undecided, "", "undecided"),
+        (Outcome::NotMeasured, "", "not measured"),
+    ]
+    .into_iter()
+    .filter(|(o, _, _)| count(*o) > 0)
+    .map(|(o, verb, rest)| match (count(o), verb) {
+        (1, "differ") => format!("1 differs{rest}"),
+        (n, verb) => format!("{n} {verb}{rest}").replace("  ", " "),
+    })
+    .collect();
+    let rest = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", parts.join("; "))
+    };
+    Some(format!(
+        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}. {}",
+        set.environment.cores,
+        count(Outcome::Reproduces),
+        outcomes.len(),
+        fill_measured(text, set)
+    ))
 }
 
 /// A value as a claim's row shows it: times with their unit (claims mix nanosecond cycles and

@@ -276,3 +276,33 @@ fn without_a_jdk_the_jvm_cells_say_so_and_nothing_is_decided() {
             .contains("does not say which JVM verdict it explains")
     );
 }
+
+#[test]
+fn without_a_jvm_side_the_verdict_counts_the_claims_and_says_the_machine_s_part_once() {
+    assert!(
+        verdict_paragraph(&Answers::parse(FILE).unwrap(), &set(vec![])).is_none(),
+        "no verdict text, no paragraph"
+    );
+    let file = FILE.replacen(
+        r#""claims": ["#,
+        r#""verdict": "The server has one core: base's {allocs-per-op@op/fast/small} per op say so.", "claims": ["#,
+        1,
+    );
+    let answers = Answers::parse(&file).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let down: Vec<f64> = up.iter().map(|v| v * 0.8).collect();
+    let records = vec![
+        passes("java-old", &up),
+        passes("java-new", &down),
+        passes("base", &up),
+        passes("fast", &down),
+        count("fast", Metric::AllocsPerOp, 1.5),
+    ];
+    let verdict = verdict_paragraph(&answers, &set(records)).unwrap();
+    assert!(
+        verdict.starts_with("**Verdict.** Here (")
+            && verdict.contains("1 of the write-up's 1 claims reproduce."),
+        "{verdict}"
+    );
+    assert!(verdict.ends_with("base's 1.50 per op say so."), "{verdict}");
+}

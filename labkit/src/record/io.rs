@@ -51,7 +51,9 @@ pub fn emit_records(out: Option<&Path>, records: &[Record]) -> Result<(), String
 ///
 /// Latency histograms of a cell are merged across passes, and its percentiles are read from the
 /// merged histogram (a tail percentile of one pass rests on few operations); each pass's own
-/// percentile stays in `passes` for pass-by-pass verdicts.
+/// percentile stays in `passes` for pass-by-pass verdicts. A percentile that may fall among
+/// censored latencies of the merged histogram ([`Latencies::censors`]) is left out: its cell
+/// reads as censored, never as a value the window set.
 pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
     let mut keys: Vec<(BenchId, Metric)> = Vec::new();
     let mut values: std::collections::HashMap<(BenchId, Metric), Vec<f64>> = Default::default();
@@ -69,6 +71,16 @@ pub fn combine_passes(passes: &[Vec<Record>]) -> Vec<Record> {
         }
     }
     keys.into_iter()
+        .filter(|(id, metric)| {
+            let q = crate::record::PERCENTILES
+                .iter()
+                .find(|(p, _)| p == metric)
+                .map(|(_, q)| *q);
+            match (q, histograms.get(id)) {
+                (Some(q), Some(merged)) => !merged.censors(q),
+                _ => true,
+            }
+        })
         .map(|key| {
             let passes = values.remove(&key).expect("every key has values");
             let (id, metric) = key;

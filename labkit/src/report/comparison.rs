@@ -1,6 +1,6 @@
 //! The comparison table every report is made of.
 
-use super::{Row, cell, format_metric, verdict_word};
+use super::{Row, absent_cell, cell, format_metric, verdict_word};
 use crate::compare::compare_in;
 use crate::record::{
     Baselines, BenchId, FLOOR, JVM_FLOOR, Metric, Record, ResultSet, Role, is_floor,
@@ -79,7 +79,7 @@ pub fn comparison_table(
             let twin = *role == Role::Twin;
             let base = find(baselines.of(name), &Role::Design);
             cells.push(match (find(name, role), base) {
-                (None, _) => "—".into(),
+                (None, _) => absent_cell(set, &id_of(row, name, role), metric),
                 (Some(r), _) if is_floor(name) => cell(r),
                 (Some(r), _) if baselines.is_baseline(name) && !twin => {
                     format!("{}<br>1.00×{}", cell(r), net(name, r))

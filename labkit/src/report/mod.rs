@@ -119,6 +119,25 @@ pub fn format_scaled(metric: Metric, value: f64) -> String {
     format_quantity(metric.facts(), value)
 }
 
+/// What a latency percentile's cell reads when its value is not published because it may be a
+/// censored latency ([`crate::latency::Latencies::censors`]): `censored (12 % lower bounds)`.
+/// `None` for any other metric or an uncensored percentile.
+pub fn censored_cell(set: &ResultSet, id: &BenchId, metric: Metric) -> Option<String> {
+    let (_, q) = PERCENTILES.iter().find(|(m, _)| *m == metric)?;
+    let latencies = set.find(id, Metric::LatencyHistogram)?.histogram.as_ref()?;
+    latencies.censors(*q).then(|| {
+        format!(
+            "censored ({} % lower bounds)",
+            format_number(latencies.censored_share() * 100.0)
+        )
+    })
+}
+
+/// The cell of a value `set` does not hold: censored, or a dash.
+pub fn absent_cell(set: &ResultSet, id: &BenchId, metric: Metric) -> String {
+    censored_cell(set, id, metric).unwrap_or_else(|| "—".into())
+}
+
 fn cell(record: &Record) -> String {
     let value = format_metric(record.metric, record.value);
     match record.interval {
@@ -325,7 +344,7 @@ pub fn latency_table(set: &ResultSet, row: &Row, implementations: &[&str]) -> Ta
             let resolvable = q >= 1.0 || count * (1.0 - q) >= 1.0;
             cells.push(match set.find(&id, metric) {
                 Some(r) if resolvable => format_duration(r.value),
-                _ => "—".into(),
+                _ => absent_cell(set, &id, metric),
             });
         }
         cells.push(format_count(count.round() as u64));

@@ -1,8 +1,14 @@
 //! Standalone SVG charts for the reports, so a reader can see a table's shape at a glance: grouped
-//! horizontal bars (one group per case, one bar per implementation in a fixed colour) and log-log
-//! line charts (one line per implementation against a size parameter).
+//! horizontal bars (one group per case, one bar per implementation in a fixed colour) and line
+//! charts (one line per implementation against a size parameter or time, each axis logarithmic or
+//! linear: [`Scale`]).
+
+mod axis;
 
 use std::fmt::Write;
+
+pub use axis::Scale;
+use axis::tick_label;
 
 /// A chart file to write beside a report: `charts/<stem>.svg`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -144,36 +150,6 @@ fn legend(svg: &mut String, series: &[String], top: f64) {
     svg.push_str("</svg>\n");
 }
 
-/// The 1-2-5 sequence of values within `[low, high]`, for log-axis ticks; none unless both bounds
-/// are positive and finite (an empty chart has no range).
-fn log_ticks(low: f64, high: f64) -> Vec<f64> {
-    let mut ticks = Vec::new();
-    if !(low > 0.0 && low.is_finite() && high.is_finite() && low <= high) {
-        return ticks;
-    }
-    let mut decade = 10f64.powf(low.log10().floor());
-    while decade <= high {
-        for step in [1.0, 2.0, 5.0] {
-            let tick = decade * step;
-            // Bounds come back from log10 and powf, so allow for their rounding.
-            if tick >= low * (1.0 - 1e-9) && tick <= high * (1.0 + 1e-9) {
-                ticks.push(tick);
-            }
-        }
-        decade *= 10.0;
-    }
-    ticks
-}
-
-/// A short tick label: 2, 50, 1k, 20k, 1M.
-fn tick_label(value: f64) -> String {
-    match value {
-        v if v >= 1e6 => format!("{}M", v / 1e6),
-        v if v >= 1e3 => format!("{}k", v / 1e3),
-        v => format!("{v}"),
-    }
-}
-
 /// One line per series over log-scaled x and y axes (both must be positive). `lines` holds, per
 /// series, its points as (x, y, label); each point is a marker whose tooltip shows its label.
 pub fn log_log_chart(
@@ -183,9 +159,28 @@ pub fn log_log_chart(
     series: &[&str],
     lines: &[Vec<(f64, f64, String)>],
 ) -> String {
-    log_log_chart_with(
-        (x_axis, tick_label),
-        (y_axis, tick_label),
+    line_chart(
+        title,
+        (x_axis, Scale::Log),
+        (y_axis, Scale::Log),
+        series,
+        lines,
+    )
+}
+
+/// One line per series over axes of the given scales (a log axis draws positive values only).
+/// `lines` holds, per series, its points as (x, y, label); each point is a marker whose tooltip
+/// shows its label.
+pub fn line_chart(
+    title: &str,
+    (x_axis, x_scale): (&str, Scale),
+    (y_axis, y_scale): (&str, Scale),
+    series: &[&str],
+    lines: &[Vec<(f64, f64, String)>],
+) -> String {
+    line_chart_with(
+        (x_axis, tick_label, x_scale),
+        (y_axis, tick_label, y_scale),
         title,
         series,
         lines,
@@ -213,9 +208,13 @@ pub fn percentile_chart(title: &str, series: &[&str], lines: &[Vec<(f64, f64)>])
                 .collect()
         })
         .collect();
-    log_log_chart_with(
-        ("percentile", |x| format!("{}%", percent(1.0 - 1.0 / x))),
-        ("latency", duration),
+    line_chart_with(
+        (
+            "percentile",
+            |x| format!("{}%", percent(1.0 - 1.0 / x)),
+            Scale::Log,
+        ),
+        ("latency", duration, Scale::Log),
         title,
         series,
         &points,
@@ -243,10 +242,10 @@ fn duration(ns: f64) -> String {
     )
 }
 
-/// [`log_log_chart`] with each axis's title and tick-label format.
-fn log_log_chart_with(
-    (x_axis, x_tick): (&str, fn(f64) -> String),
-    (y_axis, y_tick): (&str, fn(f64) -> String),
+/// [`line_chart`] with each axis's title, tick-label format and scale.
+fn line_chart_with(
+    (x_axis, x_tick, x_scale): (&str, fn(f64) -> String, Scale),
+    (y_axis, y_tick, y_scale): (&str, fn(f64) -> String, Scale),
     title: &str,
     series: &[&str],
     lines: &[Vec<(f64, f64, String)>],
@@ -255,40 +254,30 @@ fn log_log_chart_with(
     const PLOT_TOP: f64 = 50.0;
     const PLOT_WIDTH: f64 = 740.0;
     const PLOT_HEIGHT: f64 = 380.0;
-    let points = || {
-        lines
-            .iter()
-            .flatten()
-            .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
-    };
-    let range = |values: Vec<f64>| {
-        if values.is_empty() {
-            return (0.0, 1.0); // nothing to draw: one empty decade
-        }
-        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
-        let high = values.iter().copied().fold(0.0, f64::max);
-        // Whole 1-2-5 steps around the data, so every point sits inside the frame.
-        let low = log_ticks(low / 2.0, low).last().copied().unwrap_or(low);
-        let high = log_ticks(high, high * 2.5).first().copied().unwrap_or(high);
-        (low.log10(), high.log10().max(low.log10() + 1.0))
-    };
-    let (x_low, x_high) = range(points().map(|p| p.0).collect());
-    let (y_low, y_high) = range(points().map(|p| p.1).collect());
-    let x_at = |x: f64| PLOT_LEFT + (x.log10() - x_low) / (x_high - x_low) * PLOT_WIDTH;
+    let drawn = |(x, y, _): &&(f64, f64, String)| x_scale.draws(*x) && y_scale.draws(*y);
+    let points = || lines.iter().flatten().filter(drawn);
+    let (x_low, x_high) = x_scale.range(&points().map(|p| p.0).collect::<Vec<_>>());
+    let (y_low, y_high) = y_scale.range(&points().map(|p| p.1).collect::<Vec<_>>());
+    let x_at = |x: f64| PLOT_LEFT + (x_scale.at(x) - x_low) / (x_high - x_low) * PLOT_WIDTH;
     let y_at =
-        |y: f64| PLOT_TOP + PLOT_HEIGHT - (y.log10() - y_low) / (y_high - y_low) * PLOT_HEIGHT;
+        |y: f64| PLOT_TOP + PLOT_HEIGHT - (y_scale.at(y) - y_low) / (y_high - y_low) * PLOT_HEIGHT;
     let legend_top = PLOT_TOP + PLOT_HEIGHT + 42.0;
     let height = legend_top + 18.0 * series.len().div_ceil(4) as f64 + 8.0;
+    let axes = if x_scale == y_scale {
+        format!("both axes {}", x_scale.word())
+    } else {
+        format!("x {}, y {}", x_scale.word(), y_scale.word())
+    };
     let mut svg = document(
         height,
         title,
-        &format!("{y_axis} against {x_axis}, both axes logarithmic; lower is less"),
+        &format!("{y_axis} against {x_axis}, {axes}; lower is less"),
     );
     let _ = writeln!(
         svg,
         r##"<rect x="{PLOT_LEFT}" y="{PLOT_TOP}" width="{PLOT_WIDTH}" height="{PLOT_HEIGHT}" fill="none" stroke="#999"/>"##
     );
-    for tick in log_ticks(10f64.powf(x_low), 10f64.powf(x_high)) {
+    for tick in x_scale.ticks(x_low, x_high) {
         let x = x_at(tick);
         let _ = writeln!(
             svg,
@@ -298,7 +287,7 @@ fn log_log_chart_with(
             x_tick(tick)
         );
     }
-    for tick in log_ticks(10f64.powf(y_low), 10f64.powf(y_high)) {
+    for tick in y_scale.ticks(y_low, y_high) {
         let y = y_at(tick);
         let _ = writeln!(
             svg,
@@ -329,10 +318,7 @@ fn log_log_chart_with(
         } else {
             ""
         };
-        let mut sorted: Vec<&(f64, f64, String)> = line
-            .iter()
-            .filter(|(x, y, _)| *x > 0.0 && *y > 0.0)
-            .collect();
+        let mut sorted: Vec<&(f64, f64, String)> = line.iter().filter(drawn).collect();
         sorted.sort_by(|a, b| a.0.total_cmp(&b.0));
         let path: Vec<String> = sorted
             .iter()
@@ -399,8 +385,6 @@ mod tests {
 
     #[test]
     fn empty_charts_render_without_a_range() {
-        assert!(log_ticks(f64::INFINITY, 0.0).is_empty());
-        assert!(log_ticks(0.0, 10.0).is_empty());
         let svg = log_log_chart("t", "x", "y", &["a", "b"], &[vec![], vec![]]);
         assert!(svg.ends_with("</svg>\n") && !svg.contains("<circle"));
         let svg = bar_chart("t", "ns/op", &["a"], &[], |v| format!("{v}"));
@@ -426,22 +410,6 @@ mod tests {
         );
         assert!(svg.contains("stroke-dasharray"), "{svg}");
         assert!(svg.contains("base (baseline)") && svg.contains("shorter is better"));
-    }
-
-    #[test]
-    fn log_ticks_follow_one_two_five() {
-        assert_eq!(
-            log_ticks(1.0, 100.0),
-            [1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0]
-        );
-        assert_eq!(log_ticks(3.0, 40.0), [5.0, 10.0, 20.0]);
-        assert_eq!(
-            log_ticks(10f64.powf(5f64.log10()), 10f64.powf(50f64.log10())).len(),
-            4
-        );
-        assert_eq!(tick_label(2000.0), "2k");
-        assert_eq!(tick_label(1e6), "1M");
-        assert_eq!(tick_label(50.0), "50");
     }
 
     #[test]
