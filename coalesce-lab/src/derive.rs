@@ -342,7 +342,7 @@ mod tests {
 
     #[test]
     fn derived_records_count_generations_and_bodies() {
-        let scenario = "closed-30vu-16mib";
+        let scenario = "closed-10vu-16mib";
         // 5 generations per 100 requests started, 4 finished taking 120,000 µs: 30 ms each
         // (the one a cap cut has no time in the sum, and is not in the mean).
         let mut records = generations(scenario, (5.0, 4.0), 120_000.0);
@@ -387,6 +387,42 @@ mod tests {
             1,
             "the ceiling is not a fraction of itself"
         );
+    }
+
+    /// The overload's waiting series: per slot, the backlogs read over the samples that reached
+    /// it; its growth (last over first) and its peak over the users.
+    #[test]
+    fn requests_waiting_derive_a_series_its_growth_and_its_peak_over_the_users() {
+        let scenario = "overload-100vu-1mib-dominant";
+        let per_100 = |event, value| {
+            scrape(
+                "serial-queue",
+                scenario,
+                Metric::EventsPer100Ops(event),
+                value,
+            )
+        };
+        // Two samples read 100 and 300 at the first slot, one of them 700 at the second.
+        let s = result_set(
+            &LAB,
+            vec![
+                per_100(WAITING_AT[0], 400.0),
+                per_100(SAMPLED_AT[0], 2.0),
+                per_100(WAITING_AT[1], 700.0),
+                per_100(SAMPLED_AT[1], 1.0),
+            ],
+        );
+        let derived = derived(&s);
+        let find = |experiment: &str| {
+            derived
+                .iter()
+                .find(|r| r.id.experiment == experiment)
+                .map(|r| r.value)
+        };
+        assert_eq!(find(&waiting(0)), Some(200.0));
+        assert_eq!(find(&waiting(1)), Some(700.0));
+        assert_eq!(find(WAITING_GROWTH), Some(3.5));
+        assert_eq!(find(WAITING_PEAK_OVER_USERS), Some(7.0));
     }
 
     /// oha's rows of a cross-checked cell have the same implementation and scenario as the lab

@@ -61,11 +61,14 @@ impl Cost {
 ///   round of `serial-queue` is a thousand generations, and each of its samples four rounds);
 /// - 10 and 100 users on 1 MiB with the stats collection dominating: the write-up's own shape
 ///   (its k6 run: 100 users, a generation many times its transfer);
-/// - 1, 10 and 30 users on 16 MiB: the large body (at 100 users `serial-queue`'s round is a
-///   hundred generations and transfers of 16 MiB; at 1,000 users a round moves 16 GB, more than
-///   the loopback carries within a sample's cap). A dominant generation of 16 MiB is left out:
-///   it makes one user's sample of each design as long as the whole matrix's others.
-pub const CLOSED: [(usize, Body, Cost); 9] = [
+/// - 1 and 10 users on 16 MiB: the large body. At 30 users the client's one core saturates, and
+///   a server with nothing to generate cuts its responses into more, smaller writes than one busy
+///   generating, which costs the client more per body: the `static-body` ceiling fell below the
+///   coalescing designs there and was not a ceiling. At 100 users `serial-queue`'s round is a
+///   hundred generations and transfers of 16 MiB, and at 1,000 a round moves 16 GB. A dominant
+///   generation of 16 MiB is left out: it makes one user's sample of each design as long as the
+///   whole matrix's others.
+pub const CLOSED: [(usize, Body, Cost); 8] = [
     (1, BODIES[0], Cost::Cheap),
     (10, BODIES[0], Cost::Cheap),
     (100, BODIES[0], Cost::Cheap),
@@ -74,7 +77,6 @@ pub const CLOSED: [(usize, Body, Cost); 9] = [
     (100, BODIES[0], Cost::Dominant),
     (1, BODIES[1], Cost::Cheap),
     (10, BODIES[1], Cost::Cheap),
-    (30, BODIES[1], Cost::Cheap),
 ];
 
 /// Requests each user is answered in a closed loop's measured window, at least: the window
@@ -309,7 +311,7 @@ mod tests {
     #[test]
     fn names_are_unique_and_parse_back() {
         let all = scenarios();
-        assert_eq!(all.len(), 14);
+        assert_eq!(all.len(), 13);
         for s in &all {
             assert_eq!(Scenario::parse(&s.name()).unwrap(), *s);
         }
