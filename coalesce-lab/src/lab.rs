@@ -48,6 +48,18 @@ pub const QUICK: [&str; 3] = [
     CROSS_CHECKED[0],
 ];
 
+/// The scenarios of the main page's tables (the details have every one): the write-up's 100
+/// users with cheap and with dominant generation, the most users, the large body, gzip and the
+/// overload.
+pub const HEADLINE: [&str; 6] = [
+    "closed-100vu-1mib",
+    "closed-300vu-1mib",
+    "closed-100vu-1mib-dominant",
+    "closed-10vu-16mib",
+    "closed-100vu-1mib-gzip",
+    "overload-100vu-1mib-dominant",
+];
+
 /// The lab's own events, counted per 100 requests and per second of a measured run.
 pub const SERVED: EventName = EventName::new("served");
 /// Body bytes served, in MiB (2^20 bytes): per second, the bandwidth served.

@@ -177,17 +177,12 @@ impl LabReport for DedupLab {
             ),
             row: row.clone(),
         }));
-        let admission_allocations = admission.clone();
         Document {
+            trust: None,
             answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md"))
                 .blocks(vec![
                     ("time", Block::Table(Metric::NsPerOp, admission.clone())),
-                    (
-                        "instructions",
-                        Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
-                    ),
-                    ("cost_split", Block::CostSplit(counted(ADMISSION))),
                     (
                         "lost_races",
                         Block::Table(
@@ -196,20 +191,17 @@ impl LabReport for DedupLab {
                         ),
                     ),
                     (
-                        "allocs",
-                        Block::Table(Metric::AllocsPerOp, admission_allocations.clone()),
-                    ),
-                    (
-                        "bytes",
-                        Block::Table(Metric::BytesPerOp, admission_allocations),
-                    ),
-                    (
                         "churn_throughput",
                         Block::Table(Metric::OpsPerSec, churn.clone()),
                     ),
                 ])
                 .blocks(targets_blocks),
             details: Page::new(include_str!("../report/details.md")).blocks(vec![
+                (
+                    "instructions",
+                    Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
+                ),
+                ("cost_split", Block::CostSplit(counted(ADMISSION))),
                 (
                     "throughput",
                     Block::Table(Metric::OpsPerSec, threaded(ADMISSION)),

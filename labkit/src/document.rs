@@ -24,6 +24,9 @@ use crate::targets::Checked;
 pub struct Document {
     /// The write-up's claims, checked at the top of the report.
     pub answers: Option<Answers>,
+    /// The lab's own checks of its run, closing the trust section (a ceiling that holds, samples
+    /// that hold their rounds): markdown under a heading of the kit's.
+    pub trust: Option<Block>,
     /// The report: what a reviewer reads (about 40 KB at most).
     pub main: Page,
     /// Every other table, in `<lab>-details.md`, followed by every id's measurements.
@@ -196,6 +199,12 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     };
     let body = page(&document.main)?;
     let details_body = page(&document.details)?;
+    // Latency curves, one per row, are linked from the details; the rest from the main page too.
+    let per_row: Vec<bool> = document
+        .charts
+        .iter()
+        .map(|spec| matches!(spec, ChartSpec::Latency { .. }))
+        .collect();
     let charts: Vec<Chart> = document
         .charts
         .into_iter()
@@ -234,11 +243,40 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let verdicts = crate::verdicts::verdict_section(&set, &baselines, &single_threaded)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
-    let links: Vec<String> = charts
-        .iter()
-        .map(|c| format!("[{}](charts/{}.svg)", c.title, c.stem))
-        .collect();
-    let links = format!("{}\n", links.join(" · "));
+    let verdicts = match &document.trust {
+        Some(block) => format!(
+            "{verdicts}### This lab's checks of its run\n\n{}\n",
+            block_markdown(&set, block, &implementations, &baselines)
+        ),
+        None => verdicts,
+    };
+    let links = |latency: bool| -> String {
+        let links: Vec<String> = charts
+            .iter()
+            .zip(&per_row)
+            .filter(|(_, per_row)| **per_row == latency)
+            .map(|(c, _)| {
+                // The lab's name opens every title; the page already says it.
+                let title = c
+                    .title
+                    .split_once(": ")
+                    .map_or(c.title.as_str(), |(_, t)| t);
+                format!("[{title}](charts/{}.svg)", c.stem)
+            })
+            .collect();
+        links.join(" · ")
+    };
+    let latency_links = match links(true) {
+        l if l.is_empty() => String::new(),
+        l => format!("## Latency charts, one per row\n\n{l}\n\n"),
+    };
+    let links = match per_row.iter().filter(|l| **l).count() {
+        0 => format!("{}\n", links(false)),
+        n => format!(
+            "{}\n\nThe latency percentile curves of {n} rows are linked from the details.\n",
+            links(false)
+        ),
+    };
     let details_link = format!(
         "Every table of every experiment, the latency percentiles and each id's measurements are \
          in [`{0}`]({0}); the raw data, with every pass and histogram, in `{1}.json`.\n\n",
@@ -252,6 +290,39 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let case_time = crate::report::case_time_section(&set)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
+    let disturbances = crate::resolution::disturbance_table(&set)
+        .map(|t| format!("## What the machine did to each pass\n\n{}\n", t.render()))
+        .unwrap_or_default();
+    let placements = crate::resolution::placements(&set)
+        .map(|(_, t)| {
+            format!(
+                "## Placements in which a cell is really different\n\nA pass whose outlier came \
+                 back when it was run again with the same seed (code layout, stack and heap \
+                 offsets, orders): `--seed` reproduces each.\n\n{}\n",
+                t.render()
+            )
+        })
+        .unwrap_or_default();
+    let disagreements = crate::verdicts::disagreement_table(&set, &baselines)
+        .map(|t| {
+            format!(
+                "## Where the wall-time verdict and the cost model disagree\n\nInstructions per \
+                 operation (callgrind) and estimated cycles per operation are deterministic and \
+                 the same on every machine, but the cycles are a model, not a measurement: \
+                 callgrind simulates a fixed cache geometry (32 KiB 8-way L1i and L1d, 8 MiB \
+                 16-way last level, 64-byte lines) and gungraun weighs it as L1 hits + 5 × LL hits \
+                 + 35 × RAM hits, ignoring branch prediction, overlap of independent work and \
+                 prefetching. The decisive single-threaded cells whose model (instructions where \
+                 no cycles were simulated) does not show their verdict's direction:\n\n{}\n",
+                t.render()
+            )
+        })
+        .unwrap_or_default();
+    let undetected = crate::resolution::undetected(&set, baselines.all()[0], &single_threaded)
+        .map(|text| format!("## Rows that did not detect a slowdown\n\n{text}\n\n"))
+        .unwrap_or_default();
+    let case_time =
+        format!("{latency_links}{undetected}{disagreements}{disturbances}{placements}{case_time}");
     let details = format!(
         "{}\nThe same run as [`{}.md`]({}.md), whose answers and verdict rules these tables \
          follow.\n\n{details_body}\n{case_time}## All measurements by id\n\n{}",

@@ -120,38 +120,49 @@ pub fn power_text(
     if let Some((largest, _, missed)) = single.last()
         && !missed.is_empty()
     {
-        // The reason, measured: the slowed twin's passes and, beside it, the A/A twin's spread.
-        let margin = set.timing.and_then(|t| t.same_within);
-        let listed: Vec<String> = missed
-            .iter()
-            .map(|(id, slowed)| {
-                let aa =
-                    BenchId::new(&id.experiment, baseline, &id.parameter).with_role(Role::Twin);
-                let aa = set
-                    .find(id, Metric::NsPerOp)
-                    .zip(set.find(&aa, Metric::NsPerOp))
-                    .map(|(b, c)| compare(b, c, margin));
-                format!(
-                    "`{id}`: slowed {}; A/A twin {}",
-                    passes_summary(slowed),
-                    aa.as_ref()
-                        .map_or_else(|| "not measured".into(), passes_summary)
-                )
-            })
-            .collect();
         text.push_str(&format!(
-            "\n\nSingle-threaded rows that did not detect a {largest} % slowdown, each with the \
-             slowed twin's median ratio, its interval and how many passes were slower, beside the \
-             A/A twin's in the same row (where the A/A interval is as wide as the slowdown, a \
-             difference of that size is within that row's noise):\n\n{}",
-            listed
-                .iter()
-                .map(|l| format!("- {l}"))
-                .collect::<Vec<_>>()
-                .join("\n")
+            "\n\n{} single-threaded rows did not detect a {largest} % slowdown; the details list \
+             them beside their A/A twins.",
+            missed.len()
         ));
     }
     text
+}
+
+/// The single-threaded rows that did not detect the largest slowdown, each with the slowed
+/// twin's passes beside the A/A twin's in the same row (the measured reason); `None` when every
+/// row detected it.
+pub fn undetected(
+    set: &ResultSet,
+    baseline: &str,
+    single_threaded: &dyn Fn(&BenchId) -> bool,
+) -> Option<String> {
+    let single = detections(set, baseline, single_threaded);
+    let (largest, _, missed) = single.last().filter(|(_, _, m)| !m.is_empty())?;
+    let margin = set.timing.and_then(|t| t.same_within);
+    let listed: Vec<String> = missed
+        .iter()
+        .map(|(id, slowed)| {
+            let aa = BenchId::new(&id.experiment, baseline, &id.parameter).with_role(Role::Twin);
+            let aa = set
+                .find(id, Metric::NsPerOp)
+                .zip(set.find(&aa, Metric::NsPerOp))
+                .map(|(b, c)| compare(b, c, margin));
+            format!(
+                "- `{id}`: slowed {}; A/A twin {}",
+                passes_summary(slowed),
+                aa.as_ref()
+                    .map_or_else(|| "not measured".into(), passes_summary)
+            )
+        })
+        .collect();
+    Some(format!(
+        "Single-threaded rows that did not detect a {largest} % slowdown, each with the slowed \
+         twin's median ratio, its interval and how many passes were slower, beside the A/A \
+         twin's in the same row (where the A/A interval is as wide as the slowdown, a difference \
+         of that size is within that row's noise):\n\n{}",
+        listed.join("\n")
+    ))
 }
 
 /// `1.07× [0.95, 1.19], 6 of 8 passes slower`: a per-pass comparison in a few words.
@@ -198,18 +209,39 @@ pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
     Some(table)
 }
 
-/// The repeats paragraph: what the machine did to each pass, how many passes were run again and
-/// why, what came of it, and the placements that kept an outlier, each with its seed.
-pub fn repeats_text(set: &ResultSet) -> String {
-    let disturbances = disturbance_table(set).map_or(String::new(), |t| {
-        format!(
-            "What the machine did to each pass (a pass that lost more than {:.0} % of its CPU \
-             time, and more than {:.0}× the median pass, is run again whole):\n\n{}\n\n",
-            crate::passes::DISTURBED_STEAL * 100.0,
-            crate::passes::DISTURBED_OVER_MEDIAN,
-            t.render()
+/// What the machine did over the passes, in one sentence (each pass's row is in the details,
+/// [`disturbance_table`]). `None` when no pass recorded it.
+pub fn disturbance_summary(set: &ResultSet) -> Option<String> {
+    let column = |event| {
+        set.find(
+            &crate::process::disturbance_id(),
+            Metric::PassDisturbance(event),
         )
-    });
+        .and_then(|r| r.passes.clone())
+    };
+    let steal = column(crate::process::STEAL_SHARE)?;
+    let max = |values: &[f64]| values.iter().copied().fold(0.0, f64::max);
+    let switches = column(crate::process::INVOLUNTARY_SWITCHES).unwrap_or_default();
+    let migrations = column(crate::process::MIGRATIONS).unwrap_or_default();
+    Some(format!(
+        "Over its {} passes the machine stole at most {:.2} % of a pass's CPU time (median \
+         {:.2} %), with at most {:.0} involuntary context switches and {:.0} CPU migrations in a \
+         pass (each pass in the details); a pass that loses more than {:.0} % of its CPU time, \
+         and more than {:.0}× the median pass, is run again whole.",
+        steal.len(),
+        max(&steal) * 100.0,
+        crate::stats::median(&steal) * 100.0,
+        max(&switches),
+        max(&migrations),
+        crate::passes::DISTURBED_STEAL * 100.0,
+        crate::passes::DISTURBED_OVER_MEDIAN,
+    ))
+}
+
+/// The repeats paragraph: what the machine did over the passes, how many passes were run again
+/// and why, what came of it, and the placements that kept an outlier, each with its seed.
+pub fn repeats_text(set: &ResultSet) -> String {
+    let disturbances = disturbance_summary(set).map_or(String::new(), |s| format!("{s}\n\n"));
     if set.repeats.is_empty() {
         return format!(
             "{disturbances}No pass was run again: no pass was disturbed, and no undecided cell \
@@ -243,8 +275,22 @@ pub fn repeats_text(set: &ResultSet) -> String {
         count(true, RepeatOutcome::Placement),
         count(true, RepeatOutcome::Mixed),
     );
+    if let Some((listed, _)) = placements(set) {
+        text.push_str(&format!(
+            "\n\n{listed} cells were really different in their placement (the outlier came back \
+             with the same code layout, stack and heap offsets and orders): the details list \
+             them with the seed that reproduces each."
+        ));
+    }
+    text
+}
+
+/// The cells whose outlier came back when their pass was run again with the same seed: how
+/// many, and the table of them with their pass and seed (`--seed` reproduces them); `None` when
+/// there are none.
+pub fn placements(set: &ResultSet) -> Option<(usize, Table)> {
     let passes = set.timing.map_or(0, |t| t.passes);
-    let mut placements = Table::new()
+    let mut table = Table::new()
         .column("Cell", Align::Left)
         .column("pass (seed)", Align::Right)
         .column("ratio in that pass", Align::Right)
@@ -257,7 +303,7 @@ pub fn repeats_text(set: &ResultSet) -> String {
     {
         for cell in repeat.cells.iter().filter(|c| c.outlier_again) {
             listed += 1;
-            placements.row(vec![
+            table.row(vec![
                 format!("`{}` ({})", cell.id, cell.metric.unit()),
                 format!("{} of {passes} ({})", repeat.pass, repeat.seed),
                 format!("{:.2}×", cell.first),
@@ -265,15 +311,7 @@ pub fn repeats_text(set: &ResultSet) -> String {
             ]);
         }
     }
-    if listed > 0 {
-        text.push_str(&format!(
-            "\n\nPlacements in which a cell is really different (the outlier came back with \
-             the same code layout, stack and heap offsets and orders; `--seed` reproduces \
-             them):\n\n{}",
-            placements.render()
-        ));
-    }
-    text
+    (listed > 0).then_some((listed, table))
 }
 
 #[cfg(test)]
@@ -322,7 +360,9 @@ mod tests {
             passes("base-slowed-10", "small", &noisy_10),
             passes("base-again", "small", &by(1.0)),
         ]);
-        let missed = power_text(&missing, "base", &single);
+        let summary = power_text(&missing, "base", &single);
+        assert!(summary.contains("1 single-threaded rows did not detect a 10 % slowdown"));
+        let missed = undetected(&missing, "base", &single).unwrap();
         assert!(
             missed.contains(
                 "- `op/base/small`: slowed 1.10× [1.10, 1.10], 7 of 8 passes slower; A/A twin \
@@ -346,6 +386,7 @@ mod tests {
             "{text}"
         );
         assert!(!text.contains("did not detect a 10 %"), "{text}");
+        assert!(undetected(&set, "base", &single).is_none());
         assert!(power_text(&ResultSet::of(vec![]), "base", &single).contains("No slowed twin"));
     }
 
@@ -398,9 +439,13 @@ mod tests {
             text.contains("replaced it: 1; it reappeared, so it is the placement's and stays: 1"),
             "{text}"
         );
+        assert!(text.contains("1 cells were really different"), "{text}");
+        let (listed, table) = placements(&set).unwrap();
+        let table = table.render();
+        assert_eq!(listed, 1);
         assert!(
-            text.contains("| `op/fast/small` (ns/op) | 7 of 0 (106) | 1.21× | 1.19× |"),
-            "{text}"
+            table.contains("| `op/fast/small` (ns/op) | 7 of 0 (106) | 1.21× | 1.19× |"),
+            "{table}"
         );
     }
 }

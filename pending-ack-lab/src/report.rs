@@ -356,13 +356,10 @@ impl LabReport for PendingAckLab {
             ),
         ]);
         Document {
+            trust: None,
             answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")).blocks(vec![
                 ("headline_time", Block::Table(Metric::NsPerOp, headline)),
-                (
-                    "cost_split",
-                    Block::CostSplit(counted(&[Experiment::DispatchAndAckCycle])),
-                ),
                 (
                     "concurrency_targets_source",
                     Block::Markdown(concurrency.source.clone()),

@@ -129,6 +129,7 @@ impl LabReport for TinyLab {
     fn report(&self, _: &ResultSet) -> Document {
         let rows = vec![Row::new("op", "small", "small")];
         Document {
+            trust: None,
             answers: None,
             main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
             details: Page::new("{{time}}")

@@ -290,7 +290,7 @@ pub fn verdict_section(
     } else {
         "nothing: too few passes for an interval"
     };
-    let (table, checked, contradicted) = disagreements(set, baselines);
+    let (_, checked, contradicted) = disagreements(set, baselines);
     let disagreements = if checked == 0 {
         "No decisive single-threaded cell had a model to compare with in this run.".to_owned()
     } else if contradicted == 0 {
@@ -298,9 +298,8 @@ pub fn verdict_section(
     } else {
         format!(
             "{contradicted} of the {checked} decisive cells with a model (a model within ±{:.0} % \
-             counts as disagreeing with a decisive verdict):\n\n{}",
+             counts as disagreeing with a decisive verdict); the details list them.",
             MODEL_TOLERANCE * 100.0,
-            table.render()
         )
     };
     let (tally, extended) = tally_table(set, baselines);
@@ -369,6 +368,13 @@ pub fn verdict_section(
     )
     .expect("the verdict template's slots are the ones filled here");
     Some(filled)
+}
+
+/// The decisive single-threaded cells whose model (estimated cycles, else instructions) does not
+/// show their verdict's direction, as a table; `None` when there are none.
+pub fn disagreement_table(set: &ResultSet, baselines: &Baselines) -> Option<Table> {
+    let (table, _, contradicted) = disagreements(set, baselines);
+    (contradicted > 0).then_some(table)
 }
 
 /// How the decisive wall-time verdicts of one run fared in another run of the same cells, and

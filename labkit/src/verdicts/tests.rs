@@ -146,13 +146,18 @@ fn decisive_cells_the_model_does_not_back_are_listed() {
         records.push(count(implementation, Metric::EstimatedCyclesPerOp, cycles));
         records.push(count(implementation, Metric::InstructionsPerOp, cycles));
     }
-    let out = verdict_section(&set(records), &Baselines::new("base", &[]), &|_| true).unwrap();
+    let with_models = set(records);
+    let out = verdict_section(&with_models, &Baselines::new("base", &[]), &|_| true).unwrap();
     assert!(out.contains("1 of the 2 decisive cells"), "{out}");
+    assert!(out.contains("the details list them"), "{out}");
+    let table = disagreement_table(&with_models, &Baselines::new("base", &[]))
+        .unwrap()
+        .render();
     assert!(
-        out.contains("| `op/fast-by-luck/small` | 0.91× faster (6/6), 10.0 ns | 1.30× | 1.30× |"),
-        "{out}"
+        table.contains("| `op/fast-by-luck/small` | 0.91× faster (6/6), 10.0 ns | 1.30× | 1.30× |"),
+        "{table}"
     );
-    assert!(!out.contains("`op/fast/small`"), "{out}");
+    assert!(!table.contains("`op/fast/small`"), "{table}");
     let agreeing = set(vec![passes("base", &BASE), passes("fast", &[5.0; 6])]);
     let out = verdict_section(&agreeing, &Baselines::new("base", &[]), &|_| true).unwrap();
     assert!(
