@@ -19,7 +19,8 @@ fn root() -> PathBuf {
 }
 
 /// Copies `from` into `to`, skipping `target/` directories, writing only files whose contents
-/// differ (so cargo's fingerprints of unchanged files stay fresh).
+/// differ (so cargo's fingerprints of unchanged files stay fresh), and removing what `from` no
+/// longer has (a module moved from `x.rs` to `x/mod.rs` would otherwise be found twice).
 fn sync(from: &Path, to: &Path) {
     if from.is_dir() {
         std::fs::create_dir_all(to).unwrap();
@@ -27,6 +28,18 @@ fn sync(from: &Path, to: &Path) {
             let entry = entry.unwrap();
             if entry.file_name() != "target" {
                 sync(&entry.path(), &to.join(entry.file_name()));
+            }
+        }
+        for entry in std::fs::read_dir(to).unwrap() {
+            let entry = entry.unwrap();
+            let gone = !from.join(entry.file_name()).exists();
+            if gone && entry.file_name() != "target" {
+                let path = entry.path();
+                if path.is_dir() {
+                    std::fs::remove_dir_all(&path).unwrap();
+                } else {
+                    std::fs::remove_file(&path).unwrap();
+                }
             }
         }
     } else {
