@@ -26,18 +26,83 @@ fn empty_histogram() -> Histogram<u64> {
         .expect("three significant digits are in hdrhistogram's range")
 }
 
-/// A latency histogram in nanoseconds, serialisable: every non-empty bucket as (the highest
-/// latency of the bucket, count), ascending. Recording those pairs again rebuilds the histogram.
+/// A latency histogram in nanoseconds: every non-empty bucket as (the highest latency of the
+/// bucket, count), ascending. Recording those pairs again rebuilds the histogram. Stored in the
+/// raw results in HdrHistogram's compressed V2 encoding ([`Stored`]).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "Stored", try_from = "Stored")]
 pub struct Latencies {
     pub buckets: Vec<(u64, u64)>,
     /// How many of the recorded latencies are lower bounds (censored), not measured ends.
-    #[serde(default, skip_serializing_if = "is_zero")]
     pub censored: u64,
+}
+
+/// [`Latencies`] as the raw results keep it: `hdr`, the histogram in HdrHistogram's V2 encoding,
+/// deflated and in base64 (lossless, and readable by HdrHistogram's own tools, the JVM's
+/// included); `buckets`, the pairs themselves, is read from results written before it.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    hdr: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    buckets: Option<Vec<(u64, u64)>>,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    censored: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
     *n == 0
+}
+
+impl From<Latencies> for Stored {
+    fn from(latencies: Latencies) -> Self {
+        use base64::Engine;
+        use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+        let mut bytes = Vec::new();
+        let encoded = V2DeflateSerializer::new()
+            .serialize(&latencies.histogram(), &mut bytes)
+            .is_ok();
+        // Encoding into memory fails only on a histogram V2 cannot state; the pairs then go as
+        // they are, so nothing recorded is lost.
+        let (hdr, buckets) = if encoded {
+            let text = base64::engine::general_purpose::STANDARD.encode(&bytes);
+            (Some(text), None)
+        } else {
+            (None, Some(latencies.buckets))
+        };
+        Stored {
+            hdr,
+            buckets,
+            censored: latencies.censored,
+        }
+    }
+}
+
+impl TryFrom<Stored> for Latencies {
+    type Error = String;
+
+    fn try_from(stored: Stored) -> Result<Self, String> {
+        use base64::Engine;
+        let buckets = match (stored.hdr, stored.buckets) {
+            (Some(text), _) => {
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(text.as_bytes())
+                    .map_err(|e| format!("a latency histogram is not base64: {e}"))?;
+                let histogram: Histogram<u64> = hdrhistogram::serialization::Deserializer::new()
+                    .deserialize(&mut bytes.as_slice())
+                    .map_err(|e| format!("a latency histogram is not HdrHistogram V2: {e:?}"))?;
+                Latencies::from_histogram(&histogram).buckets
+            }
+            (None, Some(buckets)) => buckets,
+            (None, None) => {
+                return Err("a latency histogram has neither `hdr` nor `buckets`".into());
+            }
+        };
+        Ok(Latencies {
+            buckets,
+            censored: stored.censored,
+        })
+    }
 }
 
 impl Latencies {
@@ -257,6 +322,42 @@ mod tests {
         assert_eq!(round_trip, merged);
         let uncensored = serde_json::to_string(&Latencies::default()).unwrap();
         assert!(!uncensored.contains("censored"), "{uncensored}");
+    }
+
+    #[test]
+    fn stored_histograms_round_trip_exactly_and_the_old_bucket_lists_still_read() {
+        let sink = LatencySink::new();
+        {
+            let mut recorder = sink.recorder();
+            // A spread from nanoseconds to seconds, so buckets of every width are stored.
+            for i in 1..5_000u64 {
+                recorder.record(Duration::from_nanos(i * i * 37 % 3_000_000_000 + i));
+            }
+            recorder.record_censored(Duration::from_secs(20));
+        }
+        let latencies = sink.latencies();
+        let json = serde_json::to_string(&latencies).unwrap();
+        assert!(
+            json.contains("\"hdr\"") && !json.contains("buckets"),
+            "{json}"
+        );
+        let pairs = serde_json::to_string(&latencies.buckets).unwrap();
+        assert!(
+            json.len() * 4 < pairs.len(),
+            "{} vs {}",
+            json.len(),
+            pairs.len()
+        );
+        let back: Latencies = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, latencies);
+        let old = format!("{{\"buckets\": {pairs}, \"censored\": 1}}");
+        assert_eq!(serde_json::from_str::<Latencies>(&old).unwrap(), latencies);
+        for bad in [r#"{"hdr": "not base64!"}"#, r#"{"hdr": "AAAA"}"#, r#"{}"#] {
+            let err = serde_json::from_str::<Latencies>(bad)
+                .unwrap_err()
+                .to_string();
+            assert!(err.contains("latency histogram"), "{bad}: {err}");
+        }
     }
 
     #[test]

@@ -12,6 +12,7 @@ pub use crate::stats::Interval;
 mod facts;
 mod id;
 mod io;
+mod lines;
 mod metric;
 mod roles;
 
@@ -247,7 +248,7 @@ impl ResultSet {
     }
 
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).expect("result sets contain only serialisable data")
+        lines::to_string(self).expect("result sets contain only serialisable data")
     }
 
     pub fn from_json(text: &str) -> Result<Self, String> {
