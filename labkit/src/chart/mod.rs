@@ -23,6 +23,19 @@ const PALETTE: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
 ];
 
+/// The colour of series `i`: the palette's, then generated ones (hues a golden angle apart, at
+/// a darker lightness for every round of the hue circle), so a lab with more designs than the
+/// palette has colours never draws two series alike.
+fn colour(i: usize) -> String {
+    if let Some(c) = PALETTE.get(i) {
+        return (*c).to_owned();
+    }
+    let k = i - PALETTE.len();
+    let hue = (k as f64 * 137.507_764) % 360.0;
+    let lightness = 38.0 + 14.0 * ((k / 3) % 3) as f64;
+    format!("hsl({hue:.1},55%,{lightness:.0}%)")
+}
+
 const WIDTH: f64 = 860.0;
 const LABEL_WIDTH: f64 = 190.0;
 const VALUE_WIDTH: f64 = 90.0;
@@ -88,7 +101,7 @@ pub fn bar_chart(
                 svg,
                 r#"<rect x="{LABEL_WIDTH}" y="{y}" width="{width:.1}" height="{}" fill="{}"><title>{}: {}</title></rect>"#,
                 BAR - 1.0,
-                PALETTE[i % PALETTE.len()],
+                colour(i),
                 escape(series[i]),
                 escape(&format(*value))
             );
@@ -141,7 +154,7 @@ fn legend(svg: &mut String, series: &[String], top: f64) {
         let _ = writeln!(
             svg,
             r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{}"/><text x="{}" y="{}">{}</text>"#,
-            PALETTE[i % PALETTE.len()],
+            colour(i),
             x + 16.0,
             y + 10.0,
             escape(name)
@@ -312,7 +325,7 @@ fn line_chart_with(
         })
         .collect();
     for (i, line) in lines.iter().enumerate() {
-        let colour = PALETTE[i % PALETTE.len()];
+        let colour = colour(i);
         let dash = if same_as[i].is_some() {
             r#" stroke-dasharray="6,4""#
         } else {
@@ -381,6 +394,30 @@ mod tests {
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot)));
         assert!(svg.contains(&format!(r#"width="{:.1}""#, plot / 2.0)));
         assert_eq!(svg.matches("<title>").count(), 3);
+    }
+
+    #[test]
+    fn more_series_than_the_palette_get_distinct_colours_and_each_its_legend_key() {
+        let names: Vec<String> = (0..20).map(|i| format!("design-{i}")).collect();
+        let series: Vec<&str> = names.iter().map(String::as_str).collect();
+        let row = ("row".to_owned(), (1..=20).map(|v| Some(v as f64)).collect());
+        let svg = bar_chart("t", "ns/op", &series, &[row], |v| format!("{v}"));
+        let fills: Vec<&str> = svg
+            .lines()
+            .filter(|l| l.starts_with("<rect x=\"190\""))
+            .filter_map(|l| l.split("fill=\"").nth(1)?.split('"').next())
+            .collect();
+        assert_eq!(fills.len(), 20, "{svg}");
+        let distinct: std::collections::HashSet<&&str> = fills.iter().collect();
+        assert_eq!(distinct.len(), 20, "two bars share a colour: {fills:?}");
+        for (i, name) in series.iter().enumerate() {
+            let key = format!(r#"fill="{}"/><text"#, colour(i));
+            let legend = svg.lines().find(|l| l.contains(&key) && l.contains(name));
+            assert!(
+                legend.is_some(),
+                "no legend key for {name} in its bar colour"
+            );
+        }
     }
 
     #[test]
