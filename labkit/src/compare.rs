@@ -272,7 +272,10 @@ pub fn compare(baseline: &Record, candidate: &Record, same_within: Option<f64>) 
         }
         _ => {
             let (b, c) = (baseline.value, candidate.value);
-            if c == b {
+            // Values that print alike are equal to a reader: "1.06 → 1.06 (less)" would be a
+            // verdict the printed numbers contradict.
+            let printed = crate::table::format_number;
+            if c == b || printed(c) == printed(b) {
                 Verdict::Same
             } else if (c > b) == higher_better {
                 Verdict::Better
@@ -486,5 +489,8 @@ mod tests {
         let worse = cmp(&count(0.0), &count(2.0));
         assert_eq!(worse.verdict, Verdict::Worse);
         assert!(worse.ratio.is_infinite());
+        // 1.0601 and 1.0598 both print 1.06: not "less".
+        assert_eq!(cmp(&count(1.0601), &count(1.0598)).verdict, Verdict::Same);
+        assert_eq!(cmp(&count(1.06), &count(1.07)).verdict, Verdict::Worse);
     }
 }

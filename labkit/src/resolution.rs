@@ -178,9 +178,16 @@ fn passes_summary(c: &Comparison) -> String {
     format!("{:.2}×{interval}{slower}", c.ratio)
 }
 
-/// What the machine did to each pass: stolen CPU share, involuntary switches, migrations (the
-/// final passes, repeats included; the added passes too). `None` when no pass recorded it.
-pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
+/// What the machine did to each pass, one value per pass: stolen CPU share, involuntary
+/// switches, migrations (the final passes, repeats included; the added passes too).
+struct Disturbances {
+    steal: Vec<f64>,
+    switches: Vec<f64>,
+    migrations: Vec<f64>,
+}
+
+/// `None` when no pass recorded its stolen share.
+fn disturbances(set: &ResultSet) -> Option<Disturbances> {
     let column = |event| {
         set.find(
             &crate::process::disturbance_id(),
@@ -188,9 +195,20 @@ pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
         )
         .and_then(|r| r.passes.clone())
     };
-    let steal = column(crate::process::STEAL_SHARE)?;
-    let switches = column(crate::process::INVOLUNTARY_SWITCHES).unwrap_or_default();
-    let migrations = column(crate::process::MIGRATIONS).unwrap_or_default();
+    Some(Disturbances {
+        steal: column(crate::process::STEAL_SHARE)?,
+        switches: column(crate::process::INVOLUNTARY_SWITCHES).unwrap_or_default(),
+        migrations: column(crate::process::MIGRATIONS).unwrap_or_default(),
+    })
+}
+
+/// [`Disturbances`] as a table, one row per pass. `None` when no pass recorded it.
+pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
+    let Disturbances {
+        steal,
+        switches,
+        migrations,
+    } = disturbances(set)?;
     let mut table = Table::new()
         .column("Pass", Align::Left)
         .column("CPU time stolen", Align::Right)
@@ -212,17 +230,12 @@ pub fn disturbance_table(set: &ResultSet) -> Option<Table> {
 /// What the machine did over the passes, in one sentence (each pass's row is in the details,
 /// [`disturbance_table`]). `None` when no pass recorded it.
 pub fn disturbance_summary(set: &ResultSet) -> Option<String> {
-    let column = |event| {
-        set.find(
-            &crate::process::disturbance_id(),
-            Metric::PassDisturbance(event),
-        )
-        .and_then(|r| r.passes.clone())
-    };
-    let steal = column(crate::process::STEAL_SHARE)?;
+    let Disturbances {
+        steal,
+        switches,
+        migrations,
+    } = disturbances(set)?;
     let max = |values: &[f64]| values.iter().copied().fold(0.0, f64::max);
-    let switches = column(crate::process::INVOLUNTARY_SWITCHES).unwrap_or_default();
-    let migrations = column(crate::process::MIGRATIONS).unwrap_or_default();
     Some(format!(
         "Over its {} passes the machine stole at most {:.2} % of a pass's CPU time (median \
          {:.2} %), with at most {:.0} involuntary context switches and {:.0} CPU migrations in a \
@@ -244,7 +257,7 @@ pub fn repeats_text(set: &ResultSet) -> String {
     let disturbances = disturbance_summary(set).map_or(String::new(), |s| format!("{s}\n\n"));
     if set.repeats.is_empty() {
         return format!(
-            "{disturbances}No pass was run again: no pass was disturbed, and no undecided cell \
+            "{disturbances}No pass was run again: no pass was disturbed, and no unstable cell \
              had an outlier pass."
         );
     }

@@ -120,8 +120,8 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
                 format!(" ({a} of {of} passes agree)")
             });
             (
-                Outcome::Undecided,
-                format!("**undecided** on the JVM here{agreement}"),
+                Outcome::Unstable,
+                format!("**{}** on the JVM here{agreement}", c.verdict.word()),
             )
         }
         Some(d) => explain(set, side, claim, d),
@@ -293,14 +293,14 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
     let summary = format!(
         "{} claims of the write-up, decided by its own two designs on the JVM here (`{}` → \
          `{}`): **{} reproduce**, **{} differ with a cause measured in this run**, **{} differ \
-         — cause not established**, **{} undecided**{not_measured}.",
+         — cause not established**, **{} unstable**{not_measured}.",
         outcomes.len(),
         side.old,
         side.new,
         count(Outcome::Reproduces),
         count(Outcome::Explained),
         count(Outcome::NotEstablished),
-        count(Outcome::Undecided),
+        count(Outcome::Unstable),
     );
     let rust = if best_ratios.is_empty() {
         String::new()
@@ -427,15 +427,15 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
             rest.len()
         ),
     };
-    let undecided = match count(Outcome::Undecided) {
+    let unstable = match count(Outcome::Unstable) {
         0 => String::new(),
-        n => format!("; {n} undecided"),
+        n => format!("; {n} unstable"),
     };
     let measurable = judged.len() - unmeasurable;
     let claims = if measurable == 1 { "claim" } else { "claims" };
     Some(format!(
         "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {measurable} \
-         {claims} reproduce{differ}{undecided}{beyond}. {} {}",
+         {claims} reproduce{differ}{unstable}{beyond}. {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
         fill_measured(&side.adds, set),

@@ -166,8 +166,9 @@ pub enum Outcome {
     Explained,
     /// Some pair differs with no cause this run bears out.
     NotEstablished,
-    /// The run cannot tell which way it went (passes disagree).
-    Undecided,
+    /// The run cannot tell which way it went: its verdict is `unstable` (passes disagree) or
+    /// `inconclusive` (too few passes).
+    Unstable,
     /// Nothing measured for it in this run.
     NotMeasured,
 }
@@ -315,7 +316,7 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
     let parts: Vec<String> = [
         (Outcome::Explained, "differ", " with a cause measured"),
         (Outcome::NotEstablished, "differ", ", cause not established"),
-        (Outcome::Undecided, "", "undecided"),
+        (Outcome::Unstable, "", "unstable"),
         (Outcome::NotMeasured, "", "not measured"),
     ]
     .into_iter()
@@ -369,7 +370,7 @@ fn pair_cell(
             "{}{agreement}",
             crate::report::verdict_word(metric, c.verdict)
         ),
-        None => format!("undecided{agreement}"),
+        None => format!("{}{agreement}", c.verdict.word()),
     };
     let change = match (c.ratio.is_finite(), c.agreement) {
         (false, _) => "+∞ %".to_owned(),
