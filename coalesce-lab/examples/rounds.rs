@@ -21,6 +21,8 @@ fn main() {
     let repeat: usize = take(&mut only, "--repeat")
         .and_then(|n| n.parse().ok())
         .unwrap_or(1);
+    // `--requests N` asks for at least N requests per sample (as a calibrated sample does).
+    let requests: Option<u64> = take(&mut only, "--requests").and_then(|n| n.parse().ok());
     for scenario in scenarios() {
         let Shape::Closed { users } = scenario.shape else {
             continue;
@@ -38,7 +40,11 @@ fn main() {
             let mut runner = LAB.open(design, &case).unwrap();
             let mut window = EventTally::default();
             let started = std::time::Instant::now();
-            let elapsed = runner.run(users as u64, scenario.min_requests(), &mut window);
+            let elapsed = runner.run(
+                users as u64,
+                requests.unwrap_or(scenario.min_requests()),
+                &mut window,
+            );
             let completed = window.completed().unwrap_or(0.0);
             println!(
                 "{:<28} {:<22} window {:>7.2} s  whole {:>7.2} s  completed {:>7.1}  served {:>6}  unfinished {:>4}  timeouts {:>4}  backlog {:>4}  rate {:>8.1}/s  client busy {:>4.2}  server cores {:>4.2}",

@@ -200,7 +200,8 @@ impl Runner for Scrapes {
             generating: Duration::ZERO,
             finished: 0,
             backlog: 0,
-            waiting: self.scenario.overload.then(Vec::new),
+            sample_waiting: self.scenario.overload,
+            waiting: None,
             sampler: None,
             process_cpu: Duration::ZERO,
             process_system: Duration::ZERO,
@@ -338,8 +339,9 @@ pub(crate) struct ServerEdges<'a> {
     /// The generations `generating` sums.
     finished: u64,
     backlog: usize,
-    /// The backlog at each slot of the window, where the scenario's chart wants it
-    /// ([`crate::waiting`]): `None` elsewhere.
+    /// Whether the scenario's chart wants the backlog over the window ([`crate::waiting`]).
+    sample_waiting: bool,
+    /// The backlog at each slot of the window, once it closed, where it was sampled.
     waiting: Option<Vec<usize>>,
     sampler: Option<crate::waiting::Sampler>,
     process_cpu: Duration,
@@ -363,7 +365,7 @@ impl Window for ServerEdges<'_> {
         self.process_system = labkit::process::system_cpu_time();
         self.process_switches = labkit::process::voluntary_switches();
         self.writes = self.writes();
-        if self.waiting.is_some() {
+        if self.sample_waiting {
             self.sampler = Some(crate::waiting::Sampler::start(self.server.backlog_probe()));
         }
         self.window.open();
