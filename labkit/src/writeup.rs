@@ -7,17 +7,19 @@
 use crate::compare::{Verdict, compare_in};
 use crate::lab::{Describe, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
-use crate::report::{Row, censored_cell, environment_section, format_metric, verdict_word};
+use crate::report::{
+    Row, censored_cell, environment_section, format_scaled, values_ratio_note, verdict_word,
+};
 use crate::table::{Align, Table};
 
 /// The metrics a write-up shows, in column order, with their headings.
 const COLUMNS: [(Metric, &str); 8] = [
-    (Metric::NsPerOp, "time"),
+    (Metric::NsPerOp, "time/op"),
     (Metric::OpsPerSec, "throughput"),
-    (Metric::InstructionsPerOp, "instructions"),
-    (Metric::EstimatedCyclesPerOp, "est. cycles (model)"),
+    (Metric::InstructionsPerOp, "instructions/op"),
+    (Metric::EstimatedCyclesPerOp, "est. cycles/op (model)"),
     (Metric::AllocsPerOp, "allocs/op"),
-    (Metric::BytesPerOp, "B/op"),
+    (Metric::BytesPerOp, "bytes/op"),
     (Metric::RetainedBytes, "retained"),
     (Metric::LatencyP99Ns, "p99"),
 ];
@@ -48,11 +50,52 @@ fn cell(
         (v, Some((agreeing, of))) => format!(", {} {agreeing}/{of}", verdict_word(metric, v)),
         (v, None) => format!(", {}", verdict_word(metric, v)),
     };
+    let per_pass = if c.agreement.is_some() {
+        "per pass "
+    } else {
+        ""
+    };
     Some(format!(
-        "{} → {} ({ratio}{verdict})",
-        format_metric(metric, ra.value),
-        format_metric(metric, rb.value)
+        "{} → {} ({per_pass}{ratio}{verdict}{})",
+        format_scaled(metric, ra.value),
+        format_scaled(metric, rb.value),
+        values_ratio_note(ra, rb, &c),
     ))
+}
+
+/// The write-up's first line: how `b` went against `a` on time per op over the cases shown,
+/// verdict by verdict (the run's rule: every pass agrees), or that two runtimes get no verdict.
+fn verdict_line(set: &ResultSet, ids: &[(BenchId, BenchId)], verdicts: bool) -> String {
+    if !verdicts {
+        return "**Verdict:** none: one side runs on the JVM, and a ratio across runtimes is \
+                context, not a verdict."
+            .into();
+    }
+    let metric = Metric::NsPerOp;
+    let words: Vec<String> = ids
+        .iter()
+        .filter_map(|(a, b)| {
+            let (ra, rb) = (set.find(a, metric)?, set.find(b, metric)?);
+            let c = compare_in(set, ra, rb);
+            Some(c.verdict_text(verdict_word(metric, c.verdict)))
+        })
+        .collect();
+    if words.is_empty() {
+        return "**Verdict:** none: no case has time per op on both sides.".into();
+    }
+    let mut counted: Vec<(String, usize)> = Vec::new();
+    for word in &words {
+        match counted.iter_mut().find(|(w, _)| w == word) {
+            Some((_, n)) => *n += 1,
+            None => counted.push((word.clone(), 1)),
+        }
+    }
+    let parts: Vec<String> = counted.iter().map(|(w, n)| format!("{w} in {n}")).collect();
+    format!(
+        "**Verdict** (time per op, B against A): {} of {} cases.",
+        parts.join(", "),
+        words.len()
+    )
 }
 
 /// The write-up of `b` against `a` over the cases `selection` picks, from `set`, which already
@@ -113,12 +156,21 @@ pub fn writeup(
     } else {
         table.render()
     };
+    let ids: Vec<(BenchId, BenchId)> = cells
+        .iter()
+        .map(|(row, _)| {
+            let id = |i: &str| BenchId::new(&row.experiment, i, &row.parameter);
+            (id(a), id(b))
+        })
+        .collect();
+    let verdict = verdict_line(set, &ids, verdicts);
     let commands: String = commands.iter().map(|c| format!("{c}\n")).collect();
     let reading = if verdicts {
-        "Each cell: `{a}` → `{b}`, the ratio B / A and, for wall time, the verdict with how many \
-         of the run's passes agree (a verdict needs all of them: the run's A/A twins show how \
-         often two equal cells would agree by chance). Instruction, cycle-model, allocation and \
-         footprint counts are exact for the binary that ran."
+        "Each cell: `{a}` → `{b}` (medians of the passes), the ratio B / A (for wall time the \
+         median of the per-pass ratios, and the two medians' ratio beside it where it falls \
+         outside that median's interval) and the verdict with how many of the run's passes \
+         agree (a verdict needs all of them). Instruction, cycle-model, allocation and footprint \
+         counts are exact for the binary that ran."
     } else {
         "Each cell: `{a}` → `{b}` and the ratio B / A, both measured in the same passes. One runs \
          on the JVM and the other does not: the ratio across the two runtimes is context, never \
@@ -127,7 +179,7 @@ pub fn writeup(
     .replace("{a}", a)
     .replace("{b}", b);
     format!(
-        "### `{b}` against `{a}` ({lab})\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
+        "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
          the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
         environment_section(set),
         lab = lab.name(),
@@ -172,12 +224,17 @@ mod tests {
             &Selection::default(),
             &["cargo xtask bench tiny base fast".into()],
         );
-        assert!(out.contains("| Case | time | allocs/op |"), "{out}");
+        assert!(out.contains("| Case | time/op | allocs/op |"), "{out}");
         assert!(
             out.contains(
-                "| op · `small`: small | 10.0 → 5.00 (0.50×, faster 8/8) | 1.00 → 0 (0.00×, less) |"
+                "| op · `small`: small | 10.0 ns → 5.00 ns (per pass 0.50×, faster 8/8) \
+                 | 1.00 allocs/op → 0 allocs/op (0.00×, less) |"
             ),
             "{out}"
+        );
+        assert!(
+            out.contains("\n\n**Verdict** (time per op, B against A): faster in 1 of 1 cases."),
+            "the verdict comes first: {out}"
         );
         assert!(!out.contains("cleanup"), "one side only: {out}");
         assert!(out.contains("| Git revision | abc1234 |"), "{out}");
@@ -194,9 +251,13 @@ mod tests {
         };
         let across = writeup(&jvm, &set, "base", "fast", &Selection::default(), &[]);
         assert!(
-            across.contains("| op · `small`: small | 10.0 → 5.00 (0.50×) |"),
+            across.contains("| op · `small`: small | 10.0 ns → 5.00 ns (per pass 0.50×) |"),
             "{across}"
         );
         assert!(across.contains("context, never a verdict"), "{across}");
+        assert!(
+            across.contains("**Verdict:** none: one side runs on the JVM"),
+            "{across}"
+        );
     }
 }

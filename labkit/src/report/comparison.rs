@@ -41,21 +41,8 @@ pub fn comparison_table(
                 .map(|name| (*name, Role::Design)),
         );
     }
-    let mut table = Table::new().column("Case", Align::Left);
-    for (name, role) in &columns {
-        let header = if *role == Role::Twin {
-            format!("{name} again (A/A)")
-        } else if *name == all[0] {
-            format!("{name} (baseline)")
-        } else if baselines.is_baseline(name) {
-            format!("{name} (JVM baseline)")
-        } else if is_floor(name) {
-            format!("{name} (no work; not compared)")
-        } else {
-            name.to_string()
-        };
-        table = table.column(&header, Align::Right);
-    }
+    let mut per_pass = vec![false; columns.len()];
+    let mut body = Vec::new();
     for row in rows {
         let find = |name: &str, role: &Role| set.find(&id_of(row, name, role), metric);
         // A design's own cost: its value less its group's harness floor's on this row. A median
@@ -75,7 +62,7 @@ pub fn comparison_table(
             })
         };
         let mut cells = vec![row.label.clone()];
-        for (name, role) in &columns {
+        for (column, (name, role)) in columns.iter().enumerate() {
             let twin = *role == Role::Twin;
             let base = find(baselines.of(name), &Role::Design);
             cells.push(match (find(name, role), base) {
@@ -87,13 +74,42 @@ pub fn comparison_table(
                 (Some(r), None) => format!("{}{}", cell(r), net(name, r)),
                 (Some(r), Some(b)) => {
                     let net = if twin { String::new() } else { net(name, r) };
+                    per_pass[column] |= r.passes.is_some() && b.passes.is_some();
                     compared_cell(set, metric, b, r, &net)
                 }
             });
         }
+        body.push(cells);
+    }
+    let mut table = Table::new().column("Case", Align::Left);
+    for ((name, role), per_pass) in columns.iter().zip(per_pass) {
+        table = table.column(&header(name, role, baselines, per_pass), Align::Right);
+    }
+    for cells in body {
         table.row(cells);
     }
     table
+}
+
+/// A column's header: the design and its part (baseline, A/A twin, floor), and which ratio its
+/// cells print where they are compared pass by pass.
+fn header(name: &str, role: &Role, baselines: &Baselines, per_pass: bool) -> String {
+    let part = if *role == Role::Twin {
+        format!("{name} again (A/A)")
+    } else if name == baselines.all()[0] {
+        format!("{name} (baseline)")
+    } else if baselines.is_baseline(name) {
+        format!("{name} (JVM baseline)")
+    } else if is_floor(name) {
+        format!("{name} (no work; not compared)")
+    } else {
+        name.to_string()
+    };
+    if per_pass {
+        format!("{part}<br>× median per pass")
+    } else {
+        part
+    }
 }
 
 /// A cell compared with its baseline: its value, the ratio with its interval across passes (where
@@ -111,9 +127,10 @@ fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net
         .map_or(String::new(), |i| {
             format!(" [{:.2}–{:.2}]", i.lower, i.upper)
         });
+    let beside = super::values_ratio_note(base, r, &c);
     if c.ratio.is_finite() {
         format!(
-            "{}<br>{:.2}×{interval} {} {word}{agreement}{net}",
+            "{}<br>{:.2}×{interval} {} {word}{agreement}{beside}{net}",
             cell(r),
             c.ratio,
             format_change(c.change_percent)

@@ -9,7 +9,7 @@ pub use case_time::{case_seconds, case_time_section};
 pub use comparison::comparison_table;
 
 use crate::chart::{Chart, bar_chart, percentile_chart};
-use crate::compare::Verdict;
+use crate::compare::{Comparison, Verdict};
 use crate::lab::{Experiment, Parameter};
 use crate::record::{BenchId, Metric, PERCENTILES, Quantity, Record, ResultSet, Role};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
@@ -117,6 +117,19 @@ pub fn format_duration(ns: f64) -> String {
 /// `42.0 ns`, `2.13 MiB`, `3.00 per 100 ops`.
 pub fn format_scaled(metric: Metric, value: f64) -> String {
     format_quantity(metric.facts(), value)
+}
+
+/// `; values 2.25×`: the ratio of the two printed values, where a per-pass comparison's ratio (the
+/// median of the per-pass ratios) has an interval it falls outside, so a reader who divides the
+/// printed values is told why the printed ratio differs; empty otherwise.
+pub fn values_ratio_note(base: &Record, candidate: &Record, c: &Comparison) -> String {
+    let values = candidate.value / base.value;
+    match c.interval {
+        Some(i) if values.is_finite() && !(i.lower..=i.upper).contains(&values) => {
+            format!("; values {values:.2}×")
+        }
+        _ => String::new(),
+    }
 }
 
 /// What a latency percentile's cell reads when its value is not published because it may be a

@@ -170,7 +170,10 @@ fn per_pass_cells_show_agreement_and_the_twin_sits_next_to_the_baseline() {
     )
     .render();
     assert!(
-        out.starts_with("| Case | base (baseline) | base again (A/A) | fast |"),
+        out.starts_with(
+            "| Case | base (baseline) | base again (A/A)<br>× median per pass \
+             | fast<br>× median per pass |"
+        ),
         "{out}"
     );
     assert!(
@@ -413,4 +416,42 @@ fn the_wall_time_stage_is_told_by_case_longest_first() {
     assert!(large < small, "longest first: {out}");
     assert!(out.contains("| all cases | 80 s | 80.0 % |"), "{out}");
     assert!(out.contains("of the stage's 100 s"), "{out}");
+}
+
+#[test]
+fn a_per_pass_ratio_is_labelled_and_the_values_ratio_shown_where_it_falls_outside() {
+    let passes = |name: &str, values: &[f64]| {
+        let id = BenchId::new("admission", name, "single");
+        Record::from_passes(id, Metric::NsPerOp, values.to_vec())
+    };
+    // Every pass 0.9× but one; the medians are 10 and 22.5 (2.25×): the two statistics disagree.
+    let base = [10.0, 10.0, 10.0, 10.0, 10.0, 40.0, 40.0, 40.0];
+    let odd = [9.0, 9.0, 9.0, 9.0, 36.0, 36.0, 36.0, 36.0];
+    let even = base.map(|v| v * 0.5);
+    let s = set(vec![
+        passes("base", &base),
+        passes("odd", &odd),
+        passes("even", &even),
+    ]);
+    let rows = [Row::new("admission", "single", "1 thread")];
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "odd", "even"],
+        &one_baseline(),
+    )
+    .render();
+    let header = out.lines().next().unwrap();
+    assert_eq!(
+        header,
+        "| Case | base (baseline) | odd<br>× median per pass | even<br>× median per pass |"
+    );
+    assert!(out.contains("<br>0.90× [0.90–0.90]"), "{out}");
+    assert!(out.contains("; values 2.25×"), "{out}");
+    assert_eq!(
+        out.matches("; values").count(),
+        1,
+        "even's two ratios agree: {out}"
+    );
 }
