@@ -251,7 +251,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         None => verdicts,
     };
     let links = |latency: bool| -> String {
-        let links: Vec<String> = charts
+        let links: Vec<(&str, &str)> = charts
             .iter()
             .zip(&per_row)
             .filter(|(_, per_row)| **per_row == latency)
@@ -261,10 +261,10 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
                     .title
                     .split_once(": ")
                     .map_or(c.title.as_str(), |(_, t)| t);
-                format!("[{title}](charts/{}.svg)", c.stem)
+                (title, c.stem.as_str())
             })
             .collect();
-        links.join(" · ")
+        crate::chart::links::grouped(&links)
     };
     let latency_links = match links(true) {
         l if l.is_empty() => String::new(),

@@ -4,6 +4,7 @@
 //! linear: [`Scale`]).
 
 mod axis;
+pub mod links;
 
 use std::fmt::Write;
 
