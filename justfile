@@ -23,7 +23,7 @@ compare +ARGS:
 gate +ARGS:
     cargo xtask gate {{ARGS}}
 
-# DHAT heap profile of one implementation, e.g. `just alloc dedup per-key-cas shared-2` or
+# DHAT heap profile of one implementation, e.g. `just alloc dedup atomic-slot shared-2` or
 # `just alloc pending-ack nested-tree dispatch-and-ack-cycle 50k-in-5`
 alloc LAB IMPLEMENTATION +CASE:
     cargo xtask alloc {{LAB}} {{IMPLEMENTATION}} {{CASE}}

@@ -189,9 +189,8 @@ impl Describe for CoalesceLab {
     // ([`crate::closed_loop`]). A quick run does not calibrate: each sample is a scenario's
     // minimum run (those rounds, the overload's five rounds). An allocation run is 30 requests
     // (at least every user once), repeated after its warm-up runs. No cell gets passes beyond
-    // the standard ones: eight more passes for the undecided cells of 13 cases (each with its
-    // baseline and A/A twin) decided one more cell; the undecided ones are designs within a few
-    // percent of the baseline whose passes keep disagreeing.
+    // the standard ones: the cells left unstable are designs within a few percent of the
+    // baseline, whose passes keep disagreeing, and a load run's passes are the lab's costliest.
     fn timing(&self, mode: RunMode) -> Timing {
         let standard = Timing::standard(mode);
         let (sample, profile_ops) = match mode {

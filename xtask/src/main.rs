@@ -264,6 +264,10 @@ fn chosen_labs(all: &[labs::LabRef], words: &[String]) -> Result<(Vec<labs::LabR
 }
 
 fn bench(args: &BenchArgs) -> Result<()> {
+    // A directory asked for is checked before the labs are built; the default one once known.
+    if let Some(dir) = args.out_dir.as_deref() {
+        output::ensure_writable(dir)?;
+    }
     let (chosen, words) = chosen_labs(labs::all()?, &args.words)?;
     binaries::lab_tools(&chosen)?;
     let mode = args.mode.mode();
@@ -284,6 +288,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
         dirty,
         args.allow_dirty,
     );
+    output::ensure_writable(&dir)?;
     let mut failures = Vec::new();
     for (lab, environment) in chosen.into_iter().zip(environments) {
         let work = root().join("target/lab").join(lab.name());

@@ -29,6 +29,16 @@ pub fn out_dir(asked: Option<&Path>, partial: bool, dirty: bool, allow_dirty: bo
     }
 }
 
+/// Refuses a directory the results cannot be written to, before anything is measured: it is
+/// created if missing, and a file is written into it and removed.
+pub fn ensure_writable(dir: &Path) -> Result<()> {
+    let refuse = |e: std::io::Error| anyhow!("cannot write results to {}: {e}", dir.display());
+    std::fs::create_dir_all(dir).map_err(refuse)?;
+    let probe = dir.join(format!(".writable-{}", std::process::id()));
+    std::fs::write(&probe, b"").map_err(refuse)?;
+    std::fs::remove_file(&probe).map_err(refuse)
+}
+
 /// `path` made absolute: a lab's binary runs in its package's directory, so a path relative to
 /// where `cargo xtask` was started would name another file there.
 pub fn absolute(path: &Path) -> Result<PathBuf> {
@@ -64,4 +74,26 @@ pub fn with_derived(lab: &dyn Describe, path: &Path) -> Result<ResultSet> {
     let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
     let json = output(cmd.arg("--derive").arg(&path))?;
     ResultSet::from_json(&json).map_err(|e| anyhow!("{}: {e}", lab.name()))
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn an_unwritable_directory_is_refused_with_its_path_and_a_new_one_is_made() {
+        let err = super::ensure_writable(std::path::Path::new("/dev/null/x")).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("cannot write results to /dev/null/x"),
+            "{err}"
+        );
+        let dir = std::env::temp_dir().join(format!("xtask-writable-{}", std::process::id()));
+        super::ensure_writable(&dir.join("a/b")).unwrap();
+        assert!(dir.join("a/b").is_dir());
+        assert_eq!(
+            std::fs::read_dir(dir.join("a/b")).unwrap().count(),
+            0,
+            "no probe is left"
+        );
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

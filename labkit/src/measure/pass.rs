@@ -147,9 +147,8 @@ fn pass_case(
 
 /// Each cell opened (spacers between them) and calibrated. Every cell is calibrated, the reference
 /// cells too: calibrating is also the warm-up, and a steady runner's state follows the work it
-/// has done, so a twin warmed up any other way is no longer the baseline again (measured: with
-/// one warm-up sample instead, 3 of 59 pending-ack A/A twins came out faster or slower, in all 8
-/// passes). A fresh instance per sample leaves calibration nothing to warm up: a first run that
+/// has done, so a twin warmed up any other way is no longer the baseline again (its A/A verdicts
+/// then turn decisive: the run's false-positive count shows it). A fresh instance per sample leaves calibration nothing to warm up: a first run that
 /// already lasts long enough is kept as the cell's first sample rather than run again (such a
 /// lab's minimum is a whole load run, seconds where generation is slow).
 fn open_cells(
