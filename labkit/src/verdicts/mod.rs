@@ -206,7 +206,7 @@ fn model_ratio(
 fn disagreements(set: &ResultSet, baselines: &Baselines) -> (Table, usize, usize) {
     let mut table = Table::new()
         .column("Cell", Align::Left)
-        .column("wall time vs baseline", Align::Right)
+        .column("wall time vs baseline (× median per pass)", Align::Right)
         .column("instructions vs baseline", Align::Right)
         .column("est. cycles vs baseline (model)", Align::Right);
     let (mut checked, mut contradicted) = (0, 0);

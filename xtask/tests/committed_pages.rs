@@ -1,0 +1,119 @@
+//! The committed results read as the reports promise: each lab's page within 40 KiB, each
+//! write-up within 40 lines, each raw result set within 5 MB, and no ratio taken pass by pass
+//! printed without saying so (a reader who divides the two printed medians gets another number).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+const LABS: [&str; 3] = ["coalesce", "dedup", "pending-ack"];
+
+fn results() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../bench-results")
+}
+
+fn read(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn pages() -> Vec<PathBuf> {
+    let mut pages: Vec<PathBuf> = LABS
+        .iter()
+        .flat_map(|lab| [format!("{lab}.md"), format!("{lab}-details.md")])
+        .map(|name| results().join(name))
+        .collect();
+    pages.extend(writeups());
+    pages
+}
+
+fn writeups() -> Vec<PathBuf> {
+    let dir = results().join("writeups");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|entry| entry.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "md"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn pages_write_ups_and_raw_results_stay_within_their_sizes() {
+    for lab in LABS {
+        let page = results().join(format!("{lab}.md"));
+        let bytes = fs::metadata(&page).unwrap().len();
+        assert!(bytes <= 40 * 1024, "{}: {bytes} bytes", page.display());
+        let raw = results().join(format!("{lab}.json"));
+        let bytes = fs::metadata(&raw).unwrap().len();
+        assert!(bytes <= 5_000_000, "{}: {bytes} bytes", raw.display());
+    }
+    let writeups = writeups();
+    assert!(!writeups.is_empty());
+    for file in writeups {
+        let lines = read(&file).lines().count();
+        assert!(lines <= 40, "{}: {lines} lines", file.display());
+    }
+}
+
+/// Whether a cell holds a ratio and a count of agreeing passes (`0.50× … (8/8)`, `faster 8/8`):
+/// a ratio taken pass by pass.
+fn per_pass_ratio(cell: &str) -> bool {
+    let agreeing = cell
+        .split(|c: char| !(c.is_ascii_digit() || c == '/'))
+        .any(|t| {
+            t.split_once('/')
+                .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty() && !b.contains('/'))
+        });
+    cell.contains('×') && agreeing
+}
+
+fn cells(line: &str) -> Vec<&str> {
+    line.trim()
+        .trim_matches('|')
+        .split(" | ")
+        .map(str::trim)
+        .collect()
+}
+
+#[test]
+fn every_ratio_taken_pass_by_pass_says_so() {
+    let mut unlabelled = Vec::new();
+    for page in pages() {
+        let text = read(&page);
+        let mut header: Option<Vec<&str>> = None;
+        let mut previous = "";
+        for line in text.lines() {
+            if !line.starts_with('|') {
+                header = None;
+            } else if line.starts_with("|---") {
+                header = Some(cells(previous));
+            } else if let Some(header) = &header {
+                for (i, cell) in cells(line).iter().enumerate() {
+                    let said = cell.contains("per pass")
+                        || header.get(i).is_some_and(|h| h.contains("per pass"));
+                    if per_pass_ratio(cell) && !said {
+                        unlabelled.push(format!("{}: {cell}", page.display()));
+                    }
+                }
+            }
+            previous = line;
+        }
+    }
+    assert!(
+        unlabelled.is_empty(),
+        "{} cells print a per-pass ratio unlabelled, e.g. {:?}",
+        unlabelled.len(),
+        &unlabelled[..unlabelled.len().min(3)]
+    );
+}
+
+#[test]
+fn the_cell_test_tells_a_per_pass_ratio_from_a_ratio_of_values() {
+    assert!(per_pass_ratio(
+        "20.0<br>0.50× [0.49–0.51] −50.0 % faster (8/8)"
+    ));
+    assert!(per_pass_ratio("10 ns → 5 ns (0.50×, faster 8/8)"));
+    assert!(!per_pass_ratio(
+        "1.00 allocs/op → 0 allocs/op (0.00×, less)"
+    ));
+    assert!(!per_pass_ratio("2.92 → 2.89 (−1.1 %, less)"));
+}
