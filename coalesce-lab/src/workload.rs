@@ -40,7 +40,7 @@ pub enum Cost {
 /// Rounds of the synthetic stats collection per topic in a [`Cost::Dominant`] generation: enough
 /// that a generation is a sizeable share of the overload's deadline, so that a serial generator
 /// answers only a few users per deadline (the report prints the generation's measured time).
-pub const DOMINANT_ROUNDS: u32 = 48_000;
+pub const DOMINANT_ROUNDS: u32 = 24_000;
 
 impl Cost {
     fn rounds(self) -> u32 {
