@@ -277,6 +277,9 @@ mod tests {
     /// (the report's targets), not a test's.
     #[test]
     fn oha_drives_every_cross_checked_scenario() {
+        if !labkit::testing::tool_present(&crate::oha::tool()) {
+            return;
+        }
         for parameter in CROSS_CHECKED {
             let case = BenchCase::new(SCRAPE_BY_OHA, parameter);
             let mut runner = LAB.open("coalescing", &case).unwrap();
