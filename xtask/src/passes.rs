@@ -270,7 +270,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         if !decidable.is_empty() {
             let cells: usize = decidable.values().map(Vec::len).sum();
             println!(
-                "==> [{}] {cells} undecided cells in {} cases get {} more passes",
+                "==> [{}] {cells} unstable cells in {} cases get {} more passes",
                 lab.name(),
                 decidable.len(),
                 timing.extended_passes - timing.passes

@@ -97,7 +97,11 @@ mod tests {
                 &Selection::default(),
                 &["cargo xtask bench".into()],
             );
-            assert!(text.contains("| Case | time/op |"), "{}: {text}", lab.name());
+            assert!(
+                text.contains("| Case | time/op |"),
+                "{}: {text}",
+                lab.name()
+            );
             assert!(text.contains(&set.environment.git_revision), "{text}");
             assert!(
                 text.lines().filter(|l| l.contains(" → ")).count() > 3,

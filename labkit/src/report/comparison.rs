@@ -74,7 +74,7 @@ pub fn comparison_table(
                 (Some(r), None) => format!("{}{}", cell(r), net(name, r)),
                 (Some(r), Some(b)) => {
                     let net = if twin { String::new() } else { net(name, r) };
-                    per_pass[column] |= r.passes.is_some() && b.passes.is_some();
+                    per_pass[column] |= r.passes.is_some() && b.passes.is_some() && b.value != 0.0;
                     compared_cell(set, metric, b, r, &net)
                 }
             });
