@@ -13,11 +13,12 @@ use crate::chart::Chart;
 use crate::lab::{Describe, Lab};
 use crate::record::{BenchId, Metric, ResultSet, RunMode};
 use crate::report::{
-    Row, comparison_table, environment_section, fill, joined_table, latency_chart, latency_table,
+    Row, comparison_table, environment_section, joined_table, latency_chart, latency_table,
     metric_chart,
 };
 use crate::table::{Align, Table, format_number};
 use crate::targets::Checked;
+use crate::template;
 
 /// What a lab's report holds.
 #[derive(Default)]
@@ -34,7 +35,7 @@ pub struct Document {
     pub charts: Vec<ChartSpec>,
 }
 
-/// A prose template and what fills its `{{slots}}`.
+/// A prose template ([`crate::template`]) and what fills its `{{ slots }}`.
 #[derive(Default)]
 pub struct Page {
     pub template: String,
@@ -86,7 +87,7 @@ pub enum Block {
         measured: String,
     },
     Markdown(String),
-    /// Markdown whose `{METRIC@ID}` placeholders are filled with this run's values
+    /// A template whose value functions (`{{ v("METRIC@ID") }}`) print this run's values
     /// ([`crate::answers::fill_measured`]).
     Measured(String),
 }
@@ -195,7 +196,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
                 (slot.as_str(), markdown)
             })
             .collect();
-        fill(&page.template, &values)
+        template::render(&page.template, &values, None)
     };
     let body = page(&document.main)?;
     let details_body = page(&document.details)?;

@@ -2,8 +2,8 @@
 //! written once.
 //!
 //! In layers, each using only those below it (`tests/layers.rs` fails on a use of one above):
-//! statistics, formats and probes ([`stats`], [`table`], [`chart`], [`env`], [`alloc`],
-//! [`callgrind`], [`latency`]); records and ids ([`record`]); what records say ([`process`],
+//! statistics, formats and probes ([`stats`], [`table`], [`template`], [`chart`], [`env`],
+//! [`alloc`], [`callgrind`], [`latency`]); records and ids ([`record`]); what records say ([`process`],
 //! [`compare`], [`passes`], [`footprint`], [`args`], [`paired`]); a lab's description and its
 //! measurement ([`lab`], [`jvm`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
 //! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`document`], [`writeup`],
@@ -73,6 +73,7 @@ pub mod sampling;
 pub mod stats;
 pub mod table;
 pub mod targets;
+pub mod template;
 pub mod testing;
 pub mod threads;
 pub mod tools;

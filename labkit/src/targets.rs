@@ -9,6 +9,7 @@ use crate::compare::compare_in;
 use crate::record::{BenchId, FLOOR, Metric, ResultSet, RunMode};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_bytes, format_count, format_number};
+use crate::template;
 
 /// A lab's targets file.
 #[derive(Debug, Deserialize)]
@@ -79,7 +80,7 @@ fn mode_name(mode: RunMode) -> &'static str {
 
 #[derive(Debug, Deserialize)]
 pub struct TargetSpec {
-    /// How the row reads; `{experiment}` and `{parameter}` are filled in.
+    /// How the row reads, a template: `{{ experiment }}` and `{{ parameter }}` are filled in.
     pub what: String,
     /// An experiment, or a group of experiments the lab resolves (see [`check`]).
     pub experiment: String,
@@ -111,7 +112,13 @@ pub struct TargetSpec {
 
 impl Targets {
     pub fn parse(json: &str) -> Result<Self, String> {
-        serde_json::from_str(json).map_err(|e| format!("targets file: {e}"))
+        let targets: Self = serde_json::from_str(json).map_err(|e| format!("targets file: {e}"))?;
+        let fields = [("experiment", "x"), ("parameter", "x")];
+        for spec in &targets.targets {
+            template::render_fields(&spec.what, &fields)
+                .map_err(|e| format!("targets file: `{}`: {e}", spec.what))?;
+        }
+        Ok(targets)
     }
 }
 
@@ -182,10 +189,11 @@ pub fn check(
                 }
             };
             let mut row = |parameter: &str, found: Option<f64>| {
-                let what = spec
-                    .what
-                    .replace("{experiment}", &experiment)
-                    .replace("{parameter}", parameter);
+                let fields = [
+                    ("experiment", experiment.as_str()),
+                    ("parameter", parameter),
+                ];
+                let what = template::render_fields(&spec.what, &fields).unwrap_or_else(|e| e);
                 out.push(Checked {
                     what,
                     measured: found.map_or_else(|| "not measured".into(), |v| spec.show(v)),
@@ -254,12 +262,12 @@ mod tests {
         "implementation": "fast",
         "source": "a test",
         "targets": [
-            {"what": "op `{parameter}` ≤ 10 ns", "experiment": "op", "metric": "ns-per-op", "at_most": 10},
-            {"what": "op `{parameter}` ≤ 1/2 of base", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "versus": "base", "at_most": 0.5},
-            {"what": "{experiment}: worst ≤ 10 ns", "experiment": "every", "worst": true, "metric": "ns-per-op", "at_most": 10},
-            {"what": "per entry `{parameter}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1},
-            {"what": "op `{parameter}` net ≤ 5 ns", "experiment": "op", "parameters": ["a", "b"], "metric": "ns-per-op", "net_of_floor": true, "at_most": 5},
-            {"what": "op `{parameter}` net ≤ 1/2 of base's", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "net_of_floor": true, "versus": "base", "at_most": 0.5}
+            {"what": "op `{{ parameter }}` ≤ 10 ns", "experiment": "op", "metric": "ns-per-op", "at_most": 10},
+            {"what": "op `{{ parameter }}` ≤ 1/2 of base", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "versus": "base", "at_most": 0.5},
+            {"what": "{{ experiment }}: worst ≤ 10 ns", "experiment": "every", "worst": true, "metric": "ns-per-op", "at_most": 10},
+            {"what": "per entry `{{ parameter }}`", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "unit": "B/entry", "at_least": 1},
+            {"what": "op `{{ parameter }}` net ≤ 5 ns", "experiment": "op", "parameters": ["a", "b"], "metric": "ns-per-op", "net_of_floor": true, "at_most": 5},
+            {"what": "op `{{ parameter }}` net ≤ 1/2 of base's", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "net_of_floor": true, "versus": "base", "at_most": 0.5}
         ],
         "run_time": [
             {"what": "a smoke run ≤ 1 min", "mode": "smoke", "at_most_seconds": 60},

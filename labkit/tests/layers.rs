@@ -14,6 +14,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         &[
             "stats",
             "table",
+            "template",
             "chart",
             "env",
             "alloc",

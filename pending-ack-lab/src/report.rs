@@ -150,6 +150,11 @@ fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> 
     out
 }
 
+/// A template slot for `kind` of experiment `name`: an identifier the engine accepts.
+fn slot_name(kind: &str, name: &str) -> String {
+    format!("{kind}_{}", name.replace('-', "_"))
+}
+
 /// dense-window's module documentation, as markdown.
 fn design_notes() -> String {
     include_str!("implementations/dense_window.rs")
@@ -228,7 +233,7 @@ impl LabReport for PendingAckLab {
         let mut time = String::new();
         let mut details = Page::default();
         for e in &single {
-            let slot = format!("time:{}", e.name);
+            let slot = slot_name("time", e.name);
             time.push_str(&format!(
                 "### `{}`\n\n{}.\n\n{{{{{slot}}}}}\n",
                 e.name, e.description
@@ -240,23 +245,18 @@ impl LabReport for PendingAckLab {
             let e = described(shape.name);
             let rows = Row::all(e, cores);
             let name = e.name;
+            let [ops, held, latency] = ["ops", "held", "latency"].map(|k| slot_name(k, name));
             concurrent.push_str(&format!(
-                "### `{name}`\n\n{} threads: {}.\n\n{{{{ops:{name}}}}}\nHeap held at the end\n\n\
-             {{{{held:{name}}}}}\n{{{{latency:{name}}}}}",
+                "### `{name}`\n\n{} threads: {}.\n\n{{{{{ops}}}}}\nHeap held at the end\n\n\
+             {{{{{held}}}}}\n{{{{{latency}}}}}",
                 shape.threads(),
                 e.description,
             ));
             details = details
+                .with(ops, Block::Table(Metric::OpsPerSec, rows.clone()))
+                .with(held, Block::Table(Metric::RetainedBytes, rows.clone()))
                 .with(
-                    format!("ops:{name}"),
-                    Block::Table(Metric::OpsPerSec, rows.clone()),
-                )
-                .with(
-                    format!("held:{name}"),
-                    Block::Table(Metric::RetainedBytes, rows.clone()),
-                )
-                .with(
-                    format!("latency:{name}"),
+                    latency,
                     Block::Latencies {
                         operation: shape.timed_operation().into(),
                         rows,

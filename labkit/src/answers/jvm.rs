@@ -195,21 +195,24 @@ fn best_rust(
 
 /// The models a cause cites (in its text or its evidence).
 fn models_cited<'a>(side: &'a JvmSide, claim: &Claim, cause: &Cause) -> Vec<&'a Model> {
-    let mut cited: Vec<String> = Vec::new();
-    let mut note = |placeholder: &str| {
-        for part in placeholder.split([' ']).filter(|p| p.contains('@')) {
-            if let Ok(Ref::Record(_, id)) = Ref::parse(part, claim) {
-                cited.push(id.implementation);
-            }
+    let cited = std::cell::RefCell::new(Vec::new());
+    let note = |reference: &str| {
+        if let Ok(Ref::Record(_, id)) = Ref::parse(reference, claim) {
+            cited.borrow_mut().push(id.implementation);
         }
+    };
+    let in_text = |call: &Call| {
+        call.args.iter().for_each(|a| note(a));
         Ok(String::new())
     };
-    let _ = fill_refs(&cause.text, &mut note);
+    // A text that does not render cites nothing; the answers table reports why.
+    let _ = template::render(&cause.text, &[], Some(&in_text));
     for e in &cause.evidence {
-        for r in std::iter::once(&e.value).chain(&e.over) {
-            let _ = note(r);
-        }
+        std::iter::once(&e.value)
+            .chain(&e.over)
+            .for_each(|r| note(r));
     }
+    let cited = cited.into_inner();
     side.models
         .iter()
         .filter(|m| cited.contains(&m.model))

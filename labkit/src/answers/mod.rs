@@ -10,8 +10,8 @@
 //! A lab writes its claims once, in `report/answers.json`: the seed's figure, the experiment,
 //! parameter and metric the lab measures it on, the pairs of designs that stand for the seed's
 //! "before" and "after", and for a pair that differs, causes whose text cites measured values
-//! (`{allocs-per-op@admission/papaya-cas/single}`) and whose **evidence** (conditions on measured
-//! values) must hold in this run for the cause to be shown. A cause whose evidence fails, or a
+//! (`{{ v('allocs-per-op@admission/papaya-cas/single') }}`, a [`crate::template`]) and whose
+//! **evidence** (conditions on measured values) must hold in this run for the cause to be shown. A cause whose evidence fails, or a
 //! difference with no cause, is printed as `differs — cause not established` and counted at the
 //! top, so prose cannot outlive the numbers that backed it.
 
@@ -21,6 +21,7 @@ use crate::compare::{Comparison, Verdict, compare_in};
 use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
+use crate::template::{self, Call};
 
 mod jvm;
 mod refs;

@@ -1,5 +1,6 @@
-//! Measured values named in a claim's text and evidence: `{metric@experiment/design/parameter}`
-//! references, resolved against the run's records.
+//! Measured values named in a claim's text and evidence: `metric@experiment/design/parameter`
+//! references, resolved against the run's records, and the template value functions that
+//! print them ([`crate::template`]).
 
 use super::*;
 
@@ -152,59 +153,47 @@ pub(super) fn cause_text(set: &ResultSet, claim: &Claim, cause: &Cause) -> Resul
             return Err(format!("{shown}, not {bound}"));
         }
     }
-    fill_refs(&cause.text, |r| value_text(set, claim, r))
+    template::render(&cause.text, &[], Some(&|call| call_text(set, claim, call)))
 }
 
-/// The text of one placeholder: a value (`REF`), a ratio (`REF / REF`, shown with ×), a quotient
-/// (`REF per REF`, a plain number: bytes per allocation) or a difference (`REF - REF`, in the
-/// first value's unit).
-pub(super) fn value_text(
-    set: &ResultSet,
-    claim: &Claim,
-    placeholder: &str,
-) -> Result<String, String> {
+/// What one value function prints: a value (`v`), a ratio (`ratio`, shown with ×), a quotient
+/// (`per`, a plain number: bytes per allocation) or a difference (`minus`, in the first value's
+/// unit).
+pub(super) fn call_text(set: &ResultSet, claim: &Claim, call: &Call) -> Result<String, String> {
     let value = |r: &str| -> Result<(Ref, f64), String> {
         let parsed = Ref::parse(r, claim)?;
         let value = parsed.value(set, claim)?;
         Ok((parsed, value))
     };
-    for (operator, combine) in [
-        (" / ", Combine::Ratio),
-        (" per ", Combine::Quotient),
-        (" - ", Combine::Difference),
-    ] {
-        if let Some((a, b)) = placeholder.split_once(operator) {
-            let ((first, a), (second, b)) = (value(a)?, value(b)?);
-            return Ok(match combine {
-                Combine::Ratio => {
-                    // Two records timed pass by pass: the median of their per-pass ratios, as
-                    // every table and target gives it, not the ratio of the two medians.
-                    let ratio = match (first.record(set), second.record(set)) {
-                        (Some(x), Some(y)) if x.passes.is_some() && y.passes.is_some() => {
-                            compare_in(set, y, x).ratio
-                        }
-                        _ => a / b,
-                    };
-                    format!("{}×", format_number(ratio))
-                }
-                Combine::Quotient => format_number(a / b),
-                Combine::Difference => first.show(a - b),
-            });
-        }
+    if let [single] = call.args.as_slice() {
+        let (parsed, v) = value(single)?;
+        return Ok(parsed.show(v));
     }
-    let (parsed, v) = value(placeholder)?;
-    Ok(parsed.show(v))
+    let [a, b] = call.args.as_slice() else {
+        return Err(format!("`{}` takes one or two values", call.function));
+    };
+    let ((first, a), (second, b)) = (value(a)?, value(b)?);
+    match call.function {
+        "ratio" => {
+            // Two records timed pass by pass: the median of their per-pass ratios, as every
+            // table and target gives it, not the ratio of the two medians.
+            let ratio = match (first.record(set), second.record(set)) {
+                (Some(x), Some(y)) if x.passes.is_some() && y.passes.is_some() => {
+                    compare_in(set, y, x).ratio
+                }
+                _ => a / b,
+            };
+            Ok(format!("{}×", format_number(ratio)))
+        }
+        "per" => Ok(format_number(a / b)),
+        "minus" => Ok(first.show(a - b)),
+        other => Err(format!("`{other}` is not a value function")),
+    }
 }
 
-pub(super) enum Combine {
-    Ratio,
-    Quotient,
-    Difference,
-}
-
-/// `text` (report prose) with every `{METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER}` and
-/// `{REF / REF}` filled with the value measured in `set`, so prose that cites numbers never has
-/// them typed by hand; a value the run lacks reads `(not measured)`.
+/// `text` (report prose) with every value function filled with the value measured in `set`, so
+/// prose that cites numbers never has them typed by hand; a value the run lacks reads
+/// `(not measured)`, and a text the engine cannot render reads as the engine's error.
 pub fn fill_measured(text: &str, set: &ResultSet) -> String {
     let context = Claim {
         claim: String::new(),
@@ -219,27 +208,8 @@ pub fn fill_measured(text: &str, set: &ResultSet) -> String {
         own: false,
         unmeasurable: None,
     };
-    fill_refs(text, |r| {
-        Ok(value_text(set, &context, r).unwrap_or_else(|_| "(not measured)".into()))
-    })
-    .unwrap_or_else(|e| e)
-}
-
-/// `text` with every `{…}` replaced by `value(…)`.
-pub(super) fn fill_refs(
-    text: &str,
-    mut value: impl FnMut(&str) -> Result<String, String>,
-) -> Result<String, String> {
-    let mut out = String::new();
-    let mut rest = text;
-    while let Some(start) = rest.find('{') {
-        out.push_str(&rest[..start]);
-        let end = rest[start..]
-            .find('}')
-            .ok_or_else(|| format!("unclosed `{{` in `{text}`"))?;
-        out.push_str(&value(&rest[start + 1..start + end])?);
-        rest = &rest[start + end + 1..];
-    }
-    out.push_str(rest);
-    Ok(out)
+    let resolve = |call: &Call| {
+        Ok(call_text(set, &context, call).unwrap_or_else(|_| "(not measured)".into()))
+    };
+    template::render(text, &[], Some(&resolve)).unwrap_or_else(|e| e)
 }

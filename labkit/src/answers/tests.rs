@@ -14,7 +14,7 @@ const FILE: &str = r#"{
   "claims": [{
     "claim": "1 thread: new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
     "metric": "ns-per-op", "experiment": "op", "parameter": "small",
-    "causes": [{"pair": 1, "text": "fast allocates {allocs-per-op@fast} per op ({ns-per-op@fast / ns-per-op@base})",
+    "causes": [{"pair": 1, "text": "fast allocates {{ v('allocs-per-op@fast') }} per op ({{ ratio('ns-per-op@fast', 'ns-per-op@base') }})",
                 "evidence": [{"value": "allocs-per-op@fast", "at_least": 1}]}]
   }]
 }"#;
@@ -66,7 +66,7 @@ fn a_difference_is_explained_only_while_its_evidence_holds() {
 fn unstable_rows_differ_and_the_aa_spread_is_measurable() {
     let answers = Answers::parse(&FILE.replace(
         r#""pair": 1, "text""#,
-        r#""pair": 0, "text": "below resolution: seed {seed-change}, A/A {aa-spread}", "evidence": [{"value": "seed-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "text""#,
+        r#""pair": 0, "text": "below resolution: seed {{ v('seed-change') }}, A/A {{ v('aa-spread') }}", "evidence": [{"value": "seed-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "text""#,
     ))
     .unwrap();
     let base = [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
@@ -99,12 +99,12 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
         count("base", Metric::AllocsPerOp, 4.0),
     ];
     let text = fill_measured(
-        "fast: {allocs-per-op@op/fast/small}, half: {allocs-per-op@op/fast/small / allocs-per-op@op/base/small}, gone: {allocs-per-op@op/gone/small}",
+        "fast: {{ v('allocs-per-op@op/fast/small') }}, half: {{ ratio('allocs-per-op@op/fast/small', 'allocs-per-op@op/base/small') }}, gone: {{ v('allocs-per-op@op/gone/small') }}",
         &set(records),
     );
     assert_eq!(text, "fast: 2.00, half: 0.500×, gone: (not measured)");
     let more = fill_measured(
-        "{allocs-per-op@op/base/small - allocs-per-op@op/fast/small} more, {allocs-per-op@op/base/small per allocs-per-op@op/fast/small} each",
+        "{{ minus('allocs-per-op@op/base/small', 'allocs-per-op@op/fast/small') }} more, {{ per('allocs-per-op@op/base/small', 'allocs-per-op@op/fast/small') }} each",
         &set(vec![
             count("fast", Metric::AllocsPerOp, 2.0),
             count("base", Metric::AllocsPerOp, 4.0),
@@ -112,7 +112,7 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
     );
     assert_eq!(more, "2.00 more, 2.00 each");
     let little = fill_measured(
-        "{100 per allocs-per-op@op/base/small} s, {allocs-per-op@op/base/small - 1}",
+        "{{ per(100, 'allocs-per-op@op/base/small') }} s, {{ minus('allocs-per-op@op/base/small', 1) }}",
         &set(vec![count("base", Metric::AllocsPerOp, 4.0)]),
     );
     assert_eq!(little, "25.0 s, 3.00", "a number stands for itself");
@@ -126,7 +126,7 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
         )
     };
     let paired = fill_measured(
-        "{ns-per-op@op/fast/small / ns-per-op@op/base/small}",
+        "{{ ratio('ns-per-op@op/fast/small', 'ns-per-op@op/base/small') }}",
         &set(vec![
             timed("base", &[10.0, 20.0, 30.0, 5.0]),
             timed("fast", &[5.0, 10.0, 15.0, 10.0]),
@@ -151,15 +151,15 @@ const JVM_FILE: &str = r#"{
   "jvm": {"old": "jvm-old", "new": "jvm-new",
           "models": [{"model": "rust-old", "original": "jvm-old"}],
           "rust": ["rust-old", "fast"],
-          "adds": "`fast` takes {ns-per-op@op/fast/small}.",
+          "adds": "`fast` takes {{ v('ns-per-op@op/fast/small') }}.",
           "cannot_show": "This machine has 2 cores.",
           "decision": "The model stays."},
   "claims": [
     {"claim": "new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
      "metric": "ns-per-op", "experiment": "op", "parameter": "small",
-     "causes": [{"explains": "higher", "text": "the old arm's model takes {ns-per-op@rust-old}",
+     "causes": [{"explains": "higher", "text": "the old arm's model takes {{ v('ns-per-op@rust-old') }}",
                  "evidence": [{"value": "ns-per-op@rust-old", "at_least": 1}]},
-                {"explains": "higher", "text": "new allocates {allocs-per-op@jvm-new}",
+                {"explains": "higher", "text": "new allocates {{ v('allocs-per-op@jvm-new') }}",
                  "evidence": [{"value": "allocs-per-op@jvm-new", "at_least": 1}]}]},
     {"claim": "two threads", "seed_text": "not measured by the PR", "expect": "lower", "own": true,
      "metric": "ns-per-op", "experiment": "op", "parameter": "small"},
@@ -285,7 +285,7 @@ fn without_a_jvm_side_the_verdict_counts_the_claims_and_says_the_machine_s_part_
     );
     let file = FILE.replacen(
         r#""claims": ["#,
-        r#""verdict": "The server has one core: base's {allocs-per-op@op/fast/small} per op say so.", "claims": ["#,
+        r#""verdict": "The server has one core: base's {{ v('allocs-per-op@op/fast/small') }} per op say so.", "claims": ["#,
         1,
     );
     let answers = Answers::parse(&file).unwrap();

@@ -1,6 +1,6 @@
 //! Report building blocks shared by every lab: the environment header, comparison tables in the
 //! seeds' shape (rows = cases, columns = implementations, baseline first at 1.00×), charts, and
-//! prose templates whose `{{name}}` slots a lab fills with generated tables.
+//! the tables a lab's templates ([`crate::template`]) print in their slots.
 
 mod case_time;
 mod comparison;
@@ -13,37 +13,6 @@ use crate::compare::{Comparison, Verdict};
 use crate::lab::{Experiment, Parameter};
 use crate::record::{BenchId, Metric, PERCENTILES, Quantity, Record, ResultSet, Role};
 use crate::table::{Align, Table, format_bytes, format_change, format_count, format_number};
-
-/// `template` with every `{{name}}` replaced by its value; a slot without a value, or a value
-/// without a slot, is an error (so prose and generated tables cannot drift apart silently).
-pub fn fill(template: &str, values: &[(&str, String)]) -> Result<String, String> {
-    let mut out = String::with_capacity(template.len());
-    let mut rest = template;
-    let mut used = vec![false; values.len()];
-    while let Some(start) = rest.find("{{") {
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 2..];
-        let end = after
-            .find("}}")
-            .ok_or_else(|| format!("unclosed `{{{{` in template near `{}`", &rest[start..]))?;
-        let name = after[..end].trim();
-        let (i, (_, value)) = values
-            .iter()
-            .enumerate()
-            .find(|(_, (n, _))| *n == name)
-            .ok_or_else(|| format!("template slot `{{{{{name}}}}}` has no value"))?;
-        used[i] = true;
-        out.push_str(value);
-        rest = &after[end + 2..];
-    }
-    out.push_str(rest);
-    match values.iter().zip(&used).find(|(_, u)| !**u) {
-        Some(((name, _), _)) => Err(format!(
-            "value `{name}` has no `{{{{{name}}}}}` slot in the template"
-        )),
-        None => Ok(out),
-    }
-}
 
 /// The header every report starts with: what was run, where, and how to read it.
 pub fn environment_section(set: &ResultSet) -> String {

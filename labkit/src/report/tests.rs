@@ -328,26 +328,6 @@ fn paired_table_reports_the_ratio_interval_and_verdict() {
 }
 
 #[test]
-fn templates_fill_every_slot_and_refuse_strays() {
-    let filled = fill(
-        "a {{x}} b {{ y }}.",
-        &[("x", "1".into()), ("y", "2".into())],
-    );
-    assert_eq!(filled.unwrap(), "a 1 b 2.");
-    assert!(
-        fill("{{x}}", &[])
-            .unwrap_err()
-            .contains("`{{x}}` has no value")
-    );
-    assert!(
-        fill("none", &[("x", "1".into())])
-            .unwrap_err()
-            .contains("no `{{x}}` slot")
-    );
-    assert!(fill("{{x", &[("x", "1".into())]).is_err());
-}
-
-#[test]
 fn chart_values_carry_scaled_time_units() {
     assert_eq!(format_scaled(Metric::NsPerOp, 1_253_967.0), "1.25 ms");
     assert_eq!(format_scaled(Metric::NsPerOp, 42.0), "42.0 ns");

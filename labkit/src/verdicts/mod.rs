@@ -7,8 +7,9 @@ use crate::compare::{
 };
 use crate::record::{Baselines, BenchId, LinkOrder, Metric, Record, ResultSet, Role};
 use crate::record::{SLOWED_BY, is_floor};
-use crate::report::{fill, format_scaled};
+use crate::report::format_scaled;
 use crate::table::{Align, Table};
+use crate::template;
 
 /// How far the model's ratio must be from 1 to point a direction.
 const MODEL_TOLERANCE: f64 = 0.02;
@@ -325,7 +326,7 @@ pub fn verdict_section(
     } else {
         "No cell got added passes in this run.".to_owned()
     };
-    let filled = fill(
+    let filled = template::render(
         include_str!("../../report/verdicts.md"),
         &[
             ("passes", method.passes.to_string()),
@@ -365,6 +366,7 @@ pub fn verdict_section(
             ("tolerance", format!("{:.0} %", MODEL_TOLERANCE * 100.0)),
             ("disagreements", disagreements),
         ],
+        None,
     )
     .expect("the verdict template's slots are the ones filled here");
     Some(filled)
