@@ -6,8 +6,8 @@
 use serde::Deserialize;
 
 use crate::compare::compare_in;
-use crate::record::{BenchId, FLOOR, Metric, ResultSet, RunMode};
-use crate::report::format_metric;
+use crate::record::{BenchId, FLOOR, Metric, Quantity, ResultSet, RunMode};
+use crate::report::{format_duration, format_metric};
 use crate::table::{Align, Table, format_bytes, format_count, format_number};
 use crate::template;
 
@@ -62,11 +62,21 @@ impl RunTimeTarget {
                 )
             }
         };
+        let fields = [("at_most", show_seconds(self.at_most_seconds))];
         Checked {
-            what: self.what.clone(),
+            what: template::render_fields(&self.what, &fields).unwrap_or_else(|e| e),
             measured,
             met,
         }
+    }
+}
+
+/// A bound on a run's time as its target states it: whole minutes in minutes.
+fn show_seconds(seconds: f64) -> String {
+    if seconds >= 60.0 && seconds % 60.0 == 0.0 {
+        format!("{} min", seconds / 60.0)
+    } else {
+        format!("{seconds} s")
     }
 }
 
@@ -113,16 +123,45 @@ pub struct TargetSpec {
 impl Targets {
     pub fn parse(json: &str) -> Result<Self, String> {
         let targets: Self = serde_json::from_str(json).map_err(|e| format!("targets file: {e}"))?;
-        let fields = [("experiment", "x"), ("parameter", "x")];
         for spec in &targets.targets {
-            template::render_fields(&spec.what, &fields)
+            template::render_fields(&spec.what, &spec.fields("x", "x"))
                 .map_err(|e| format!("targets file: `{}`: {e}", spec.what))?;
+        }
+        for target in &targets.run_time {
+            template::render_fields(&target.what, &[("at_most", String::new())])
+                .map_err(|e| format!("targets file: `{}`: {e}", target.what))?;
         }
         Ok(targets)
     }
 }
 
 impl TargetSpec {
+    /// What a row's text may print: its experiment and parameter, and the bounds as the spec
+    /// states them (a duration or a size in its unit, any other number as written).
+    fn fields(&self, experiment: &str, parameter: &str) -> Vec<(&'static str, String)> {
+        let mut fields = vec![
+            ("experiment", experiment.to_owned()),
+            ("parameter", parameter.to_owned()),
+        ];
+        for (name, bound) in [("at_most", self.at_most), ("at_least", self.at_least)] {
+            if let Some(bound) = bound {
+                fields.push((name, self.show_bound(bound)));
+            }
+        }
+        fields
+    }
+
+    fn show_bound(&self, bound: f64) -> String {
+        if self.versus.is_some() || self.unit.is_some() {
+            return bound.to_string();
+        }
+        match self.metric.facts().quantity {
+            Quantity::Nanoseconds => format_duration(bound),
+            Quantity::Bytes => format_bytes(bound),
+            Quantity::Count => bound.to_string(),
+        }
+    }
+
     fn met(&self, value: f64) -> bool {
         self.at_most.is_none_or(|m| value <= m) && self.at_least.is_none_or(|m| value >= m)
     }
@@ -189,10 +228,7 @@ pub fn check(
                 }
             };
             let mut row = |parameter: &str, found: Option<f64>| {
-                let fields = [
-                    ("experiment", experiment.as_str()),
-                    ("parameter", parameter),
-                ];
+                let fields = spec.fields(&experiment, parameter);
                 let what = template::render_fields(&spec.what, &fields).unwrap_or_else(|e| e);
                 out.push(Checked {
                     what,
@@ -270,8 +306,8 @@ mod tests {
             {"what": "op `{{ parameter }}` net ≤ 1/2 of base's", "experiment": "op", "parameters": ["a"], "metric": "ns-per-op", "net_of_floor": true, "versus": "base", "at_most": 0.5}
         ],
         "run_time": [
-            {"what": "a smoke run ≤ 1 min", "mode": "smoke", "at_most_seconds": 60},
-            {"what": "a quick run ≤ 2 min", "mode": "quick", "at_most_seconds": 120}
+            {"what": "a smoke run ≤ {{ at_most }}", "mode": "smoke", "at_most_seconds": 60},
+            {"what": "a quick run ≤ {{ at_most }}", "mode": "quick", "at_most_seconds": 120}
         ]
     }"#;
 

@@ -77,14 +77,14 @@ pub fn render(
     )
 }
 
-/// `template` with the fields of one row (its experiment, its parameter) it prints; unlike
+/// `template` with the fields of one row (its experiment, its parameter, …) it prints; unlike
 /// [`render`]'s slots, a field may go unprinted, and no value function is allowed.
-pub fn render_fields(template: &str, fields: &[(&str, &str)]) -> Result<String, String> {
+pub fn render_fields(template: &str, fields: &[(&str, String)]) -> Result<String, String> {
     let printed = names_printed(template)?;
     let used: Vec<(&str, String)> = fields
         .iter()
         .filter(|(name, _)| printed.contains(*name))
-        .map(|(name, value)| (*name, (*value).to_owned()))
+        .cloned()
         .collect();
     render(template, &used, None)
 }
@@ -222,7 +222,7 @@ mod tests {
 
     #[test]
     fn fields_may_go_unprinted() {
-        let fields = [("experiment", "op"), ("parameter", "a")];
+        let fields = slots(&[("experiment", "op"), ("parameter", "a")]);
         assert_eq!(render_fields("`{{ parameter }}`", &fields).unwrap(), "`a`");
         assert!(render_fields("{{ other }}", &fields).is_err());
     }
