@@ -1,6 +1,8 @@
 //! coalesce-lab's report: its targets, its answers to the write-up, and what its two pages hold
 //! (tables of the measured records and of those [`crate::derive`] derives from them, charts).
 
+mod settings;
+
 use labkit::answers::Answers;
 use labkit::chart::{Chart, Scale, line_chart, log_log_chart};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
@@ -377,6 +379,7 @@ impl LabReport for CoalesceLab {
                 ("large_allocs", table(Metric::LargeAllocsPerOp)),
             ]),
             charts,
+            settings: settings::settings(),
         }
     }
 }

@@ -8,7 +8,7 @@ use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_block
 use labkit::lab::{Describe, Experiment, Parameter};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::report::{Row, format_duration};
-use labkit::table::{Align, Table, format_number};
+use labkit::table::{Align, Table, format_count, format_number};
 use labkit::targets::Targets;
 
 use crate::lab::{
@@ -140,6 +140,20 @@ fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
         ]);
     }
     table
+}
+
+/// The churn and purge workloads' settings the prose names.
+fn settings() -> Vec<(&'static str, String)> {
+    use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
+    vec![
+        ("churn_every", format_count(CHURN_EVERY)),
+        ("kept_inactive", format_count(KEPT_INACTIVE)),
+        (
+            "live_per_publisher",
+            format_count(LIVE_PER_PUBLISHER as u64),
+        ),
+        ("inactive", format_count(INACTIVE as u64)),
+    ]
 }
 
 impl LabReport for DedupLab {
@@ -275,6 +289,7 @@ impl LabReport for DedupLab {
                 ),
             ]),
             charts,
+            settings: settings(),
         }
     }
 }

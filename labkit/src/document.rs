@@ -33,6 +33,9 @@ pub struct Document {
     /// Every other table, in `<lab>-details.md`, followed by every id's measurements.
     pub details: Page,
     pub charts: Vec<ChartSpec>,
+    /// The workload's settings the prose names (users, deadlines, sizes), taken from the code
+    /// that ran so that no template types them: `{{ name }}` in any page or measured block.
+    pub settings: Vec<(&'static str, String)>,
 }
 
 /// A prose template ([`crate::template`]) and what fills its `{{ slots }}`.
@@ -187,16 +190,19 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let document = lab.report(&set);
     let implementations = lab.implementations();
     let baselines = crate::lab::baselines(lab);
+    let blocks = Blocks {
+        set: &set,
+        implementations: &implementations,
+        baselines: &baselines,
+        settings: &document.settings,
+    };
     let page = |page: &Page| -> Result<String, String> {
         let values: Vec<(&str, String)> = page
             .blocks
             .iter()
-            .map(|(slot, block)| {
-                let markdown = block_markdown(&set, block, &implementations, &baselines);
-                (slot.as_str(), markdown)
-            })
+            .map(|(slot, block)| (slot.as_str(), blocks.markdown(block)))
             .collect();
-        template::render(&page.template, &values, None)
+        template::render_page(&page.template, &values, &document.settings, None)
     };
     let body = page(&document.main)?;
     let details_body = page(&document.details)?;
@@ -247,7 +253,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let verdicts = match &document.trust {
         Some(block) => format!(
             "{verdicts}### This lab's checks of its run\n\n{}\n",
-            block_markdown(&set, block, &implementations, &baselines)
+            blocks.markdown(block)
         ),
         None => verdicts,
     };
@@ -339,12 +345,27 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     })
 }
 
-fn block_markdown(
-    set: &ResultSet,
-    block: &Block,
-    implementations: &[&str],
-    baselines: &crate::record::Baselines,
-) -> String {
+/// What every block of one report is rendered against.
+struct Blocks<'a> {
+    set: &'a ResultSet,
+    implementations: &'a [&'a str],
+    baselines: &'a crate::record::Baselines,
+    settings: &'a [(&'static str, String)],
+}
+
+impl Blocks<'_> {
+    fn markdown(&self, block: &Block) -> String {
+        block_markdown(self, block)
+    }
+}
+
+fn block_markdown(blocks: &Blocks, block: &Block) -> String {
+    let Blocks {
+        set,
+        implementations,
+        baselines,
+        settings,
+    } = *blocks;
     match block {
         Block::Table(metric, rows) => {
             comparison_table(set, *metric, rows, implementations, baselines).render()
@@ -401,7 +422,7 @@ fn block_markdown(
             }
         }
         Block::Markdown(text) => text.clone(),
-        Block::Measured(text) => crate::answers::fill_measured(text, set),
+        Block::Measured(text) => crate::answers::fill_measured(text, set, settings),
     }
 }
 

@@ -18,7 +18,7 @@ use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
 /// Every recorded latency is kept to within 0.1 % (three significant digits).
-const SIGNIFICANT_DIGITS: u8 = 3;
+pub const SIGNIFICANT_DIGITS: u8 = 3;
 
 fn empty_histogram() -> Histogram<u64> {
     // An auto-resizing histogram: any latency up to u64::MAX ns is recordable.

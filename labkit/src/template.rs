@@ -33,6 +33,17 @@ pub fn render(
     slots: &[(&str, String)],
     resolve: Option<Resolve>,
 ) -> Result<String, String> {
+    render_page(template, slots, &[], resolve)
+}
+
+/// [`render`] with `fields` besides the slots: names the template may print or leave out (the
+/// workload's settings a page's prose names, a row's parameter).
+pub fn render_page(
+    template: &str,
+    slots: &[(&str, String)],
+    fields: &[(&str, String)],
+    resolve: Option<Resolve>,
+) -> Result<String, String> {
     let printed = names_printed(template)?;
     let functions: BTreeSet<&str> = FUNCTIONS.iter().map(|(name, _)| *name).collect();
     if let Some((name, _)) = slots.iter().find(|(name, _)| !printed.contains(*name)) {
@@ -40,15 +51,17 @@ pub fn render(
             "value `{name}` has no `{{{{ {name} }}}}` slot in the template"
         ));
     }
+    let known = |name: &str| slots.iter().chain(fields).any(|(known, _)| *known == name);
     if let Some(name) = printed
         .iter()
-        .find(|n| !functions.contains(n.as_str()) && !slots.iter().any(|(s, _)| s == *n))
+        .find(|n| !functions.contains(n.as_str()) && !known(n))
     {
         return Err(format!("template slot `{{{{ {name} }}}}` has no value"));
     }
     let context = Value::from(
-        slots
+        fields
             .iter()
+            .chain(slots)
             .map(|(name, value)| ((*name).to_owned(), value.clone()))
             .collect::<std::collections::BTreeMap<String, String>>(),
     );
@@ -80,13 +93,7 @@ pub fn render(
 /// `template` with the fields of one row (its experiment, its parameter, …) it prints; unlike
 /// [`render`]'s slots, a field may go unprinted, and no value function is allowed.
 pub fn render_fields(template: &str, fields: &[(&str, String)]) -> Result<String, String> {
-    let printed = names_printed(template)?;
-    let used: Vec<(&str, String)> = fields
-        .iter()
-        .filter(|(name, _)| printed.contains(*name))
-        .cloned()
-        .collect();
-    render(template, &used, None)
+    render_page(template, &[], fields, None)
 }
 
 /// Names a template prints or calls, for the slot checks.
@@ -218,6 +225,20 @@ mod tests {
         assert!(arity.contains("takes 1 argument"), "{arity}");
         let no_values = render("{{ v(\"a\") }}", &[], None).unwrap_err();
         assert!(no_values.contains("cannot"), "{no_values}");
+    }
+
+    #[test]
+    fn settings_may_go_unprinted_and_slots_may_not() {
+        let settings = slots(&[("users", "100"), ("deadline", "1 s")]);
+        let page = render_page(
+            "{{ t }} for {{ users }}",
+            &slots(&[("t", "T")]),
+            &settings,
+            None,
+        );
+        assert_eq!(page.unwrap(), "T for 100");
+        let unused = render_page("{{ users }}", &slots(&[("t", "T")]), &settings, None);
+        assert!(unused.unwrap_err().contains("no `{{ t }}` slot"));
     }
 
     #[test]

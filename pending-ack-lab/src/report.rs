@@ -150,6 +150,20 @@ fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> 
     out
 }
 
+/// The designs' and datasets' settings the prose names.
+fn settings() -> Vec<(&'static str, String)> {
+    use crate::implementations::striped_window::{SORTED_UP_TO, STRIPES};
+    let small = crate::workload::Dataset::find("64k-in-1k").expect("a dataset of the lab");
+    vec![
+        ("stripes", STRIPES.to_string()),
+        ("sorted_up_to", SORTED_UP_TO.to_string()),
+        (
+            "small_ledger_entries",
+            (small.entries / small.ledgers).to_string(),
+        ),
+    ]
+}
+
 /// A template slot for `kind` of experiment `name`: an identifier the engine accepts.
 fn slot_name(kind: &str, name: &str) -> String {
     format!("{kind}_{}", name.replace('-', "_"))
@@ -373,11 +387,12 @@ impl LabReport for PendingAckLab {
                 ),
                 (
                     "concurrency_notes",
-                    Block::Markdown(include_str!("../report/concurrency-notes.md").into()),
+                    Block::Measured(include_str!("../report/concurrency-notes.md").into()),
                 ),
             ]),
             details,
             charts: charts(set, &implementations),
+            settings: settings(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! The committed results read as the reports promise: each lab's page within 40 KiB, each
-//! write-up within 40 lines, each raw result set within 5 MB, and no ratio taken pass by pass
-//! printed without saying so (a reader who divides the two printed medians gets another number).
+//! write-up within 40 lines, each raw result set within 5 MB, no template expression left
+//! unrendered, and no ratio taken pass by pass printed without saying so (a reader who divides
+//! the two printed medians gets another number).
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -51,6 +52,21 @@ fn pages_write_ups_and_raw_results_stay_within_their_sizes() {
     for file in writeups {
         let lines = read(&file).lines().count();
         assert!(lines <= 40, "{}: {lines} lines", file.display());
+    }
+}
+
+#[test]
+fn every_template_was_rendered() {
+    for page in pages() {
+        let text = read(&page);
+        for (i, line) in text.lines().enumerate() {
+            assert!(
+                !line.contains("{{") && !line.contains("{%"),
+                "{}:{}: an unrendered template expression: {line}",
+                page.display(),
+                i + 1
+            );
+        }
     }
 }
 

@@ -4,11 +4,9 @@
 //! What counts as prose: every `report/*.md` of every lab and of the kit, and the prose fields of
 //! `answers.json` and the targets files ([`PROSE_FIELDS`]). What does not: value expressions and
 //! tags, code spans (identifiers such as `closed-100vu-1mib`), `#N` citations, digits glued to
-//! letters (`p99`, `XXH3`), the phrases in [`VOCABULARY`], the seed's own table (`seed.md`) and
-//! the fields that quote the seed.
-//!
-//! The literals not yet moved onto the run's values are counted per file in [`REMAINING`]; the
-//! counts are exact, so a new literal fails the test and a removed one must lower its count.
+//! letters (`p99`, `XXH3`), a type's width (`128-bit`), the phrases in [`VOCABULARY`], the
+//! seed's own table (`seed.md`), the fields that quote the seed and the seed's figures quoted in
+//! prose ([`SEED_FIGURES`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -18,14 +16,30 @@ use std::path::{Path, PathBuf};
 /// band, HTTP status codes, an architecture's name.
 const VOCABULARY: &[&str] = &[
     "per 100",
+    "every 100",
     "1.00×",
     "1 ± δ",
     "1 + δ",
     "(503)",
     "200 body",
     "a 200",
+    "a 503",
     "(200 with",
     "x86-64",
+];
+
+/// The seeds' own figures where prose quotes them, per file: a seed's shape or result is not
+/// this run's to produce.
+const SEED_FIGURES: &[(&str, &str)] = &[
+    ("dedup-lab/report/answers.json", "500 producers"),
+    ("dedup-lab/report/answers.json", "500-producer"),
+    ("dedup-lab/report/answers.json", "16 distinct producers"),
+    ("pending-ack-lab/report/answers.json", "50,000 entries"),
+    ("pending-ack-lab/report/answers.json", "ledger 0"),
+    ("pending-ack-lab/report/targets.json", "2 % prefix"),
+    ("coalesce-lab/report/report.md", "100 scrapers"),
+    ("coalesce-lab/report/details.md", "4 threads"),
+    ("coalesce-lab/report/targets-notes.md", "about 25 %"),
 ];
 
 /// Fields of the answers and targets files that hold prose; the others are data (names, ids,
@@ -39,26 +53,6 @@ const PROSE_FIELDS: &[&str] = &[
     "verdict",
     "unmeasurable",
     "label",
-];
-
-/// Literals still typed into prose, per file (relative to the workspace root).
-const REMAINING: &[(&str, usize)] = &[
-    ("coalesce-lab/report/answers.json", 2),
-    ("coalesce-lab/report/details.md", 27),
-    ("coalesce-lab/report/report.md", 21),
-    ("coalesce-lab/report/targets-notes.md", 19),
-    ("coalesce-lab/report/targets.json", 2),
-    ("dedup-lab/report/answers.json", 5),
-    ("dedup-lab/report/details.md", 7),
-    ("dedup-lab/report/report.md", 2),
-    ("dedup-lab/report/targets-notes.md", 11),
-    ("dedup-lab/report/targets.json", 8),
-    ("labkit/report/verdicts.md", 1),
-    ("pending-ack-lab/report/answers.json", 4),
-    ("pending-ack-lab/report/concurrency-notes.md", 6),
-    ("pending-ack-lab/report/details.md", 1),
-    ("pending-ack-lab/report/targets-notes.md", 14),
-    ("pending-ack-lab/report/targets.json", 3),
 ];
 
 fn root() -> PathBuf {
@@ -166,8 +160,13 @@ fn numbers(text: &str) -> Vec<String> {
         }
         let before = start.checked_sub(1).map(|b| chars[b]);
         let after = chars.get(i).copied();
+        // A type's width (`128-bit`, `16-byte`) is a name of the type, not a measurement.
+        let width = ["-bit", "-byte"]
+            .iter()
+            .any(|unit| chars[i..].starts_with(&unit.chars().collect::<Vec<_>>()));
         let glued = before.is_some_and(|c| c.is_alphabetic() || c == '#')
-            || after.is_some_and(char::is_alphabetic);
+            || after.is_some_and(char::is_alphabetic)
+            || width;
         if !glued {
             let from = start.saturating_sub(30);
             let context: String = chars[from..(i + 10).min(chars.len())].iter().collect();
@@ -196,24 +195,25 @@ fn prose_states_no_number_the_run_did_not_produce() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let found: Vec<String> = prose(&path).iter().flat_map(|t| numbers(t)).collect();
+        let quoted: Vec<&str> = SEED_FIGURES
+            .iter()
+            .filter(|(file, _)| *file == relative)
+            .map(|(_, figure)| *figure)
+            .collect();
+        let found: Vec<String> = prose(&path)
+            .iter()
+            .map(|text| quoted.iter().fold(text.clone(), |t, f| t.replace(f, " ")))
+            .flat_map(|t| numbers(&t))
+            .collect();
         if !found.is_empty() {
             counts.insert(relative, found);
         }
     }
-    let expected: BTreeMap<String, usize> = REMAINING
-        .iter()
-        .map(|(file, n)| ((*file).to_owned(), *n))
-        .collect();
-    let actual: BTreeMap<String, usize> = counts
-        .iter()
-        .map(|(f, found)| (f.clone(), found.len()))
-        .collect();
     let listing: String = counts
         .iter()
         .map(|(file, found)| format!("{file}:\n  {}\n", found.join("\n  ")))
         .collect();
-    assert_eq!(actual, expected, "literal numbers in prose:\n{listing}");
+    assert!(counts.is_empty(), "numbers typed into prose:\n{listing}");
 }
 
 #[test]

@@ -441,7 +441,7 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
          {claims} reproduce{differ}{unstable}{beyond}. {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
-        fill_measured(&side.adds, set),
-        fill_measured(&side.cannot_show, set)
+        fill_measured(&side.adds, set, &[]),
+        fill_measured(&side.cannot_show, set, &[])
     ))
 }

@@ -337,7 +337,7 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         set.environment.cores,
         count(Outcome::Reproduces),
         outcomes.len(),
-        fill_measured(text, set)
+        fill_measured(text, set, &[])
     ))
 }
 

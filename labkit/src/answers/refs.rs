@@ -191,10 +191,11 @@ pub(super) fn call_text(set: &ResultSet, claim: &Claim, call: &Call) -> Result<S
     }
 }
 
-/// `text` (report prose) with every value function filled with the value measured in `set`, so
+/// `text` (report prose) with every value function filled with the value measured in `set` and
+/// the `settings` it names printed, so
 /// prose that cites numbers never has them typed by hand; a value the run lacks reads
 /// `(not measured)`, and a text the engine cannot render reads as the engine's error.
-pub fn fill_measured(text: &str, set: &ResultSet) -> String {
+pub fn fill_measured(text: &str, set: &ResultSet, settings: &[(&str, String)]) -> String {
     let context = Claim {
         claim: String::new(),
         seed: None,
@@ -211,5 +212,5 @@ pub fn fill_measured(text: &str, set: &ResultSet) -> String {
     let resolve = |call: &Call| {
         Ok(call_text(set, &context, call).unwrap_or_else(|_| "(not measured)".into()))
     };
-    template::render(text, &[], Some(&resolve)).unwrap_or_else(|e| e)
+    template::render_page(text, &[], settings, Some(&resolve)).unwrap_or_else(|e| e)
 }

@@ -101,6 +101,7 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
     let text = fill_measured(
         "fast: {{ v('allocs-per-op@op/fast/small') }}, half: {{ ratio('allocs-per-op@op/fast/small', 'allocs-per-op@op/base/small') }}, gone: {{ v('allocs-per-op@op/gone/small') }}",
         &set(records),
+        &[],
     );
     assert_eq!(text, "fast: 2.00, half: 0.500×, gone: (not measured)");
     let more = fill_measured(
@@ -109,13 +110,15 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
             count("fast", Metric::AllocsPerOp, 2.0),
             count("base", Metric::AllocsPerOp, 4.0),
         ]),
+        &[],
     );
     assert_eq!(more, "2.00 more, 2.00 each");
     let little = fill_measured(
-        "{{ per(100, 'allocs-per-op@op/base/small') }} s, {{ minus('allocs-per-op@op/base/small', 1) }}",
+        "{{ per(100, 'allocs-per-op@op/base/small') }} s, {{ minus('allocs-per-op@op/base/small', 1) }} for {{ users }}",
         &set(vec![count("base", Metric::AllocsPerOp, 4.0)]),
+        &[("users", "100".to_owned())],
     );
-    assert_eq!(little, "25.0 s, 3.00", "a number stands for itself");
+    assert_eq!(little, "25.0 s, 3.00 for 100", "a number stands for itself");
     // Timed pass by pass: the median of the per-pass ratios (as the tables and targets give
     // it: 0.5, 0.5, 0.5, 2.0 → 0.5), not the ratio of the medians (10 / 15 = 0.667).
     let timed = |implementation: &str, passes: &[f64]| {
@@ -131,6 +134,7 @@ fn prose_cites_measured_values_and_says_what_is_missing() {
             timed("base", &[10.0, 20.0, 30.0, 5.0]),
             timed("fast", &[5.0, 10.0, 15.0, 10.0]),
         ]),
+        &[],
     );
     assert_eq!(paired, "0.500×");
 }

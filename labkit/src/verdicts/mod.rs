@@ -362,6 +362,10 @@ pub fn verdict_section(
             ),
             ("repeats", crate::resolution::repeats_text(set)),
             ("margin", margin),
+            (
+                "coverage",
+                format!("{:.0} %", crate::stats::PASS_COVERAGE * 100.0),
+            ),
             ("extension", extension),
             ("tolerance", format!("{:.0} %", MODEL_TOLERANCE * 100.0)),
             ("disagreements", disagreements),

@@ -28,9 +28,11 @@ use crate::{Mark, PendingAck, PendingAcks};
 
 mod order;
 
-use order::{Gather, Gathered, RunEnds, SORTED_UP_TO, merge, sort_few};
+pub use order::SORTED_UP_TO;
 
-const STRIPES: u64 = 16;
+use order::{Gather, Gathered, RunEnds, merge, sort_few};
+
+pub const STRIPES: u64 = 16;
 
 /// A stripe on a cache line of its own, so two threads locking neighbouring stripes do not
 /// contend on one line.

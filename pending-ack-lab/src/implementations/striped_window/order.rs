@@ -78,7 +78,7 @@ impl Buffer for Gathered {
 /// merge: the merge's cost per stripe (16 cursors set up and stepped) is more than a sort of a
 /// few dozen entries (a cleanup of 20 entries of a 1k-entry ledger cost 1.9× the time of an
 /// earlier gather-and-sort design with the merge alone).
-pub(super) const SORTED_UP_TO: usize = 64;
+pub const SORTED_UP_TO: usize = 64;
 
 /// Hands on the few gathered entries in ascending (ledger, entry) order through a sort of their
 /// full keys, in `keyed`. Where each stripe handed over one run at most (a cleanup within one
