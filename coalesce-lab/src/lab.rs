@@ -155,6 +155,10 @@ fn experiments() -> Vec<Typed<Scenario>> {
 }
 
 impl Describe for CoalesceLab {
+    fn seed_cases(&self) -> Vec<labkit::lab::SeedCase> {
+        crate::report::answers().seed_cases()
+    }
+
     fn name(&self) -> &'static str {
         "coalesce"
     }

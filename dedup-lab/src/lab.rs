@@ -250,6 +250,10 @@ fn experiments() -> Vec<Typed<Target>> {
 }
 
 impl Describe for DedupLab {
+    fn seed_cases(&self) -> Vec<labkit::lab::SeedCase> {
+        crate::report::answers().seed_cases()
+    }
+
     fn name(&self) -> &'static str {
         "dedup"
     }

@@ -5,12 +5,12 @@
 //! writeup --measure` runs a paired comparison first and adds its table.
 
 use crate::compare::{Verdict, compare_in};
-use crate::lab::{Describe, Selection};
+use crate::lab::{Describe, SeedCase, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::{
     Row, censored_cell, environment_section, format_scaled, values_ratio_note, verdict_word,
 };
-use crate::table::{Align, Table};
+use crate::table::{Align, Table, format_number};
 
 /// The metrics a write-up shows, in column order, with their headings.
 const COLUMNS: [(Metric, &str); 8] = [
@@ -61,6 +61,24 @@ fn cell(
         format_scaled(metric, rb.value),
         values_ratio_note(ra, rb, &c),
     ))
+}
+
+/// What the seed published on a case (`1,436 → 114.3 ns/op (0.080×)`), beside the lab's own.
+fn seed_cell(seeds: &[SeedCase], experiment: &str, parameter: &str) -> Option<String> {
+    let figures: Vec<String> = seeds
+        .iter()
+        .filter(|s| s.experiment == experiment && s.parameter == parameter)
+        .map(|s| {
+            format!(
+                "{} → {} {} ({}×)",
+                format_number(s.old),
+                format_number(s.new),
+                s.unit,
+                format_number(s.new / s.old)
+            )
+        })
+        .collect();
+    (!figures.is_empty()).then(|| figures.join("; "))
 }
 
 /// The write-up's first line: how `b` went against `a` on time per op over the cases shown,
@@ -136,12 +154,21 @@ pub fn writeup(
     let shown: Vec<usize> = (0..COLUMNS.len())
         .filter(|i| cells.iter().any(|(_, c)| c[*i].is_some()))
         .collect();
+    let seeds = lab.seed_cases();
+    let seed_cell = |row: &Row| seed_cell(&seeds, &row.experiment, &row.parameter);
+    let with_seed = cells.iter().any(|(row, _)| seed_cell(row).is_some());
     let mut table = Table::new().column("Case", Align::Left);
+    if with_seed {
+        table = table.column("seed (before → after)", Align::Right);
+    }
     for &i in &shown {
         table = table.column(COLUMNS[i].1, Align::Right);
     }
     for (row, c) in &cells {
         let mut line = vec![format!("{} · {}", row.experiment, row.label)];
+        if with_seed {
+            line.push(seed_cell(row).unwrap_or_else(|| "—".into()));
+        }
         line.extend(
             shown
                 .iter()
@@ -178,6 +205,14 @@ pub fn writeup(
     }
     .replace("{a}", a)
     .replace("{b}", b);
+    let reading = if with_seed {
+        format!(
+            "{reading} The seed column is what the seed published before → after the change it \
+             measured, on its own machine, for the cases it published."
+        )
+    } else {
+        reading
+    };
     format!(
         "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
          the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
@@ -259,5 +294,24 @@ mod tests {
             across.contains("**Verdict:** none: one side runs on the JVM"),
             "{across}"
         );
+        // The seed's figure on a case sits beside the lab's, in its own unit.
+        let seeded = crate::lab::Description {
+            seed_cases: vec![SeedCase {
+                experiment: "op".into(),
+                parameter: "small".into(),
+                metric: Metric::NsPerOp,
+                old: 40.0,
+                new: 10.0,
+                unit: "ns/op".into(),
+            }],
+            ..crate::lab::Description::of(&TINY)
+        };
+        let beside = writeup(&seeded, &set, "base", "fast", &Selection::default(), &[]);
+        assert!(
+            beside.contains("| Case | seed (before → after) | time/op |")
+                && beside.contains("| op · `small`: small | 40.0 → 10.0 ns/op (0.250×) | 10.0 ns"),
+            "{beside}"
+        );
+        assert!(beside.contains("published before → after"), "{beside}");
     }
 }

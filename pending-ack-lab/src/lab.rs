@@ -132,6 +132,10 @@ fn experiments() -> Vec<Typed<Target>> {
 }
 
 impl Describe for PendingAckLab {
+    fn seed_cases(&self) -> Vec<labkit::lab::SeedCase> {
+        crate::report::answers().seed_cases()
+    }
+
     fn name(&self) -> &'static str {
         "pending-ack"
     }

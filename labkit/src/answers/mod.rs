@@ -220,6 +220,24 @@ impl Answers {
     }
 
     /// Every implementation the file names, to check against the lab's.
+    /// The seed's figures on the lab's cases, for write-ups ([`crate::lab::Describe::seed_cases`]).
+    pub fn seed_cases(&self) -> Vec<crate::lab::SeedCase> {
+        self.claims
+            .iter()
+            .filter_map(|claim| {
+                let seed = claim.seed.as_ref()?;
+                Some(crate::lab::SeedCase {
+                    experiment: claim.experiment.clone(),
+                    parameter: claim.parameter.clone(),
+                    metric: Metric::from_key(&claim.metric).ok()?,
+                    old: seed.old,
+                    new: seed.new,
+                    unit: seed.unit.clone(),
+                })
+            })
+            .collect()
+    }
+
     pub fn implementations(&self) -> Vec<&str> {
         let pairs = self
             .pairs

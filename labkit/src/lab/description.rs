@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{Describe, Experiment, Timing};
+use super::{Describe, Experiment, SeedCase, Timing};
 use crate::callgrind::Buckets;
 use crate::record::RunMode;
 use crate::tools::Tool;
@@ -35,6 +35,9 @@ pub struct Description {
     /// [`Describe::jvm_designs`].
     #[serde(default, deserialize_with = "kept_strs")]
     pub jvm_designs: Vec<Kept>,
+    /// [`Describe::seed_cases`].
+    #[serde(default)]
+    pub seed_cases: Vec<SeedCase>,
 }
 
 const MODES: [RunMode; 3] = [RunMode::Full, RunMode::Quick, RunMode::Smoke];
@@ -54,6 +57,7 @@ impl Description {
             tools: lab.tools(),
             quick_selection: lab.quick_selection(),
             jvm_designs: lab.jvm_designs(),
+            seed_cases: lab.seed_cases(),
         }
     }
 
@@ -105,6 +109,10 @@ impl Describe for Description {
     }
     fn jvm_designs(&self) -> Vec<&'static str> {
         self.jvm_designs.clone()
+    }
+
+    fn seed_cases(&self) -> Vec<SeedCase> {
+        self.seed_cases.clone()
     }
 }
 

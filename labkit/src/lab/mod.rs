@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{BenchId, ResultSet, RunMode};
+use crate::record::{BenchId, Metric, ResultSet, RunMode};
 
 mod catalog;
 mod counted;
@@ -325,6 +325,24 @@ pub trait Describe: Sync {
     fn quick_selection(&self) -> Vec<&'static str> {
         Vec::new()
     }
+
+    /// The seed's published figures on the lab's cases, for write-ups to print beside the lab's
+    /// own: the figures the lab's answers file states (`crate::answers::Answers::seed_cases`).
+    fn seed_cases(&self) -> Vec<SeedCase> {
+        Vec::new()
+    }
+}
+
+/// A figure the seed published for one of the lab's cases: before and after the change it
+/// measured, in its own unit.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SeedCase {
+    pub experiment: String,
+    pub parameter: String,
+    pub metric: Metric,
+    pub old: f64,
+    pub new: f64,
+    pub unit: String,
 }
 
 /// A lab that can run its cases: what the measurement binaries need beyond its description.
