@@ -231,7 +231,7 @@ fn explain(
     for cause in claim
         .causes
         .iter()
-        .filter(|c| c.explains == Some(direction))
+        .filter(|c| c.explains.covers(Some(direction)))
     {
         let off_models: Vec<String> = models_cited(side, claim, cause)
             .into_iter()

@@ -138,12 +138,59 @@ pub struct SeedFigure {
 pub struct Cause {
     #[serde(default)]
     pub pair: usize,
-    /// The direction of the JVM's verdict the cause explains: shown only beside that verdict.
+    /// The directions of the pair's (or the JVM's) verdict the cause explains: it is shown only
+    /// beside a verdict that moved one of these ways, so a sentence about a loss cannot print
+    /// beside a gain when the numbers flip.
     #[serde(default)]
-    pub explains: Option<Direction>,
+    pub explains: Explains,
     /// With `{REF}` and `{REF / REF}` placeholders for measured values and their ratio.
     pub text: String,
     pub evidence: Vec<Evidence>,
+}
+
+/// One way a verdict went or several (`"lower"`, `["lower", "same"]`, `"unstable"`: the run
+/// could not tell); none when a file leaves it out, which parsing refuses.
+#[derive(Debug, Default, Deserialize)]
+#[serde(from = "OneOrMany")]
+pub struct Explains(pub Vec<Went>);
+
+/// Which way a verdict went: a direction, or `unstable` when the passes could not tell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Went {
+    Lower,
+    Higher,
+    Same,
+    Unstable,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(Went),
+    Many(Vec<Went>),
+}
+
+impl From<OneOrMany> for Explains {
+    fn from(value: OneOrMany) -> Self {
+        match value {
+            OneOrMany::One(w) => Self(vec![w]),
+            OneOrMany::Many(w) => Self(w),
+        }
+    }
+}
+
+impl Explains {
+    /// Whether a verdict that moved `direction` (`None`: could not tell) is one this explains.
+    pub fn covers(&self, direction: Option<Direction>) -> bool {
+        let went = match direction {
+            Some(Direction::Lower) => Went::Lower,
+            Some(Direction::Higher) => Went::Higher,
+            Some(Direction::Same) => Went::Same,
+            None => Went::Unstable,
+        };
+        self.0.contains(&went)
+    }
 }
 
 /// A condition on measured values: `value` (or `value / over`) at least / at most a bound.
@@ -197,9 +244,9 @@ impl Answers {
             }
             let pairs = claim.pairs.as_ref().unwrap_or(&answers.pairs).len();
             for cause in &claim.causes {
-                if answers.jvm.is_some() && cause.explains.is_none() {
+                if cause.explains.0.is_empty() {
                     return Err(format!(
-                        "a cause of `{}` does not say which JVM verdict it explains",
+                        "a cause of `{}` does not say which direction of the verdict it explains",
                         claim.claim
                     ));
                 }
@@ -312,7 +359,7 @@ impl Answers {
             "{}\n\n_Source: {}._ A pair reproduces a claim when its verdict in this run goes the \
              claim's way (wall time: every pass agrees; counts: by value); magnitudes are \
              compared in the text, not judged. Every **differs** names its cause with values \
-             measured in this run, and the cause is shown only when its evidence holds.\n\n{}\n\n{}",
+             measured in this run, and the cause is shown only when its evidence holds and the verdict went the way it explains.\n\n{}\n\n{}",
             self.question,
             self.source,
             summary,
@@ -484,7 +531,7 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
         let direction = moved(metric, c.verdict);
         cells.push(pair_cell(metric, old, new, &c, want));
         if direction != Some(want) {
-            differing.push(index);
+            differing.push((index, direction));
         }
     }
     if measured == 0 {
@@ -498,16 +545,16 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
         return (cells, Outcome::Reproduces, "**reproduces**".into());
     }
     let mut answer = Vec::new();
-    if !differing.contains(&0) {
+    if !differing.iter().any(|(index, _)| *index == 0) {
         answer.push(format!("**reproduces** with {}", pairs[0].label));
     }
     let mut established = true;
-    for &index in &differing {
+    for &(index, direction) in &differing {
         let label = &pairs[index].label;
         let shown: Vec<Result<String, String>> = claim
             .causes
             .iter()
-            .filter(|c| c.pair == index)
+            .filter(|c| c.pair == index && c.explains.covers(direction))
             .map(|c| cause_text(set, claim, c))
             .collect();
         match shown.iter().find_map(|s| s.as_ref().ok()) {

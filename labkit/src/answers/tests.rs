@@ -14,7 +14,7 @@ const FILE: &str = r#"{
   "claims": [{
     "claim": "1 thread: new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
     "metric": "ns-per-op", "experiment": "op", "parameter": "small",
-    "causes": [{"pair": 1, "text": "fast allocates {{ v('allocs-per-op@fast') }} per op ({{ ratio('ns-per-op@fast', 'ns-per-op@base') }})",
+    "causes": [{"pair": 1, "explains": "higher", "text": "fast allocates {{ v('allocs-per-op@fast') }} per op ({{ ratio('ns-per-op@fast', 'ns-per-op@base') }})",
                 "evidence": [{"value": "allocs-per-op@fast", "at_least": 1}]}]
   }]
 }"#;
@@ -65,8 +65,8 @@ fn a_difference_is_explained_only_while_its_evidence_holds() {
 #[test]
 fn unstable_rows_differ_and_the_aa_spread_is_measurable() {
     let answers = Answers::parse(&FILE.replace(
-        r#""pair": 1, "text""#,
-        r#""pair": 0, "text": "below resolution: seed {{ v('seed-change') }}, A/A {{ v('aa-spread') }}", "evidence": [{"value": "seed-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "text""#,
+        r#""pair": 1, "explains": "higher", "text""#,
+        r#""pair": 0, "explains": "unstable", "text": "below resolution: seed {{ v('seed-change') }}, A/A {{ v('aa-spread') }}", "evidence": [{"value": "seed-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "explains": "higher", "text""#,
     ))
     .unwrap();
     let base = [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
@@ -277,7 +277,7 @@ fn without_a_jdk_the_jvm_cells_say_so_and_nothing_is_decided() {
     assert!(
         Answers::parse(&unexplained)
             .unwrap_err()
-            .contains("does not say which JVM verdict it explains")
+            .contains("does not say which direction of the verdict it explains")
     );
 }
 
@@ -309,4 +309,35 @@ fn without_a_jvm_side_the_verdict_counts_the_claims_and_says_the_machine_s_part_
         "{verdict}"
     );
     assert!(verdict.ends_with("base's 1.50 per op say so."), "{verdict}");
+}
+
+#[test]
+fn a_cause_never_prints_beside_a_verdict_that_went_another_way() {
+    let answers = Answers::parse(FILE).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let down: Vec<f64> = up.iter().map(|v| v * 0.8).collect();
+    let with_fast = |fast: &[f64]| {
+        answers
+            .check(&set(vec![
+                passes("java-old", &up),
+                passes("java-new", &down),
+                passes("base", &up),
+                passes("fast", fast),
+                count("fast", Metric::AllocsPerOp, 1.5),
+            ]))
+            .markdown
+    };
+    // `fast` slower than `base`: the cause, which explains a rise, is shown.
+    let twice: Vec<f64> = up.iter().map(|v| v * 2.0).collect();
+    assert!(with_fast(&twice).contains("fast allocates 1.50 per op"));
+    // The numbers flip to a gain that not every pass shows: the evidence still holds, but the
+    // sentence explains a rise, so it is not printed beside this verdict.
+    let mostly_faster = [8.0, 8.8, 9.6, 10.4, 11.2, 12.0, 12.8, 18.0];
+    let flipped = with_fast(&mostly_faster);
+    assert!(flipped.contains("unstable"), "{flipped}");
+    assert!(!flipped.contains("fast allocates"), "{flipped}");
+    assert!(flipped.contains("cause not established"), "{flipped}");
+    // Equal to `base`: no rise either, no cause.
+    let same = with_fast(&up);
+    assert!(!same.contains("fast allocates"), "{same}");
 }
