@@ -359,7 +359,8 @@ impl Answers {
             "{}\n\n_Source: {}._ A pair reproduces a claim when its verdict in this run goes the \
              claim's way (wall time: every pass agrees; counts: by value); magnitudes are \
              compared in the text, not judged. Every **differs** names its cause with values \
-             measured in this run, and the cause is shown only when its evidence holds and the verdict went the way it explains.\n\n{}\n\n{}",
+             measured in this run, and the cause is shown only when its evidence holds and the \
+             verdict went the way it explains.\n\n{}\n\n{}",
             self.question,
             self.source,
             summary,
