@@ -139,6 +139,41 @@ pub fn compare_in(set: &ResultSet, baseline: &Record, candidate: &Record) -> Com
     compare(baseline, candidate, set.timing.and_then(|t| t.same_within))
 }
 
+/// How one verdict fared in the run this one replaced ([`crate::travel`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Travel {
+    Held,
+    CpuDependent,
+    New,
+}
+
+impl Travel {
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Held => "held",
+            Self::CpuDependent => "CPU-dependent",
+            Self::New => "new",
+        }
+    }
+}
+
+/// Whether a verdict decided something (faster, slower, or the same within the margin).
+pub fn decisive(v: Verdict) -> bool {
+    matches!(v, Verdict::Better | Verdict::Worse | Verdict::Same)
+}
+
+/// How a comparison decided here (`now`) fared there (`before`); `None` when neither run decided
+/// it, so there is no verdict to travel.
+pub fn travel_of(now: &Comparison, before: Option<&Comparison>) -> Option<Travel> {
+    match before {
+        None if decisive(now.verdict) => Some(Travel::New),
+        None => None,
+        Some(b) if b.verdict == now.verdict && decisive(now.verdict) => Some(Travel::Held),
+        Some(b) if decisive(b.verdict) || decisive(now.verdict) => Some(Travel::CpuDependent),
+        Some(_) => None,
+    }
+}
+
 impl Verdict {
     /// Word used in tables of time-like metrics.
     pub fn word(self) -> &'static str {

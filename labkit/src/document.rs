@@ -243,13 +243,21 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         .as_ref()
         .and_then(|a| crate::answers::verdict_paragraph(a, &set))
         .map_or(String::new(), |p| format!("{p}\n\n"));
-    let answers = document.answers.as_ref().map_or(String::new(), |a| {
-        format!("## Answers\n\n{}\n\n", a.check(&set).markdown)
+    let checked = document.answers.as_ref().map(|a| a.check(&set));
+    let answers = checked.as_ref().map_or(String::new(), |c| {
+        format!("## Answers\n\n{}\n\n", c.markdown)
     });
+    let calibration = checked.map(|c| c.details).unwrap_or_default();
     let single_threaded = |id: &BenchId| crate::lab::single_threaded(lab, id);
     let verdicts = crate::verdicts::verdict_section(&set, &baselines, &single_threaded)
         .map(|section| format!("{section}\n"))
         .unwrap_or_default();
+    // A full run says how its verdicts fared in the run it replaced; a shorter one has none.
+    let verdicts = if set.mode == RunMode::Full || set.previous.is_some() {
+        format!("{verdicts}{}\n", crate::travel::section(&set, &baselines))
+    } else {
+        verdicts
+    };
     let verdicts = match &document.trust {
         Some(block) => format!(
             "{verdicts}### This lab's checks of its run\n\n{}\n",
@@ -328,8 +336,10 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let undetected = crate::resolution::undetected(&set, baselines.all()[0], &single_threaded)
         .map(|text| format!("## Rows that did not detect a slowdown\n\n{text}\n\n"))
         .unwrap_or_default();
-    let case_time =
-        format!("{latency_links}{undetected}{disagreements}{disturbances}{placements}{case_time}");
+    let case_time = format!(
+        "{calibration}{latency_links}{undetected}{disagreements}{disturbances}{placements}\
+         {case_time}"
+    );
     let details = format!(
         "{}\nThe same run as [`{}.md`]({}.md), whose answers and verdict rules these tables \
          follow.\n\n{details_body}\n{case_time}## All measurements by id\n\n{}",
@@ -493,6 +503,7 @@ mod tests {
                 record(Metric::InstructionsIn(EventName::new("allocator")), 50.0),
             ],
             repeats: Vec::new(),
+            previous: None,
         };
         let rendered = render(&TINY, &set).unwrap();
         assert!(rendered.main.starts_with("# tiny\n"), "{}", rendered.main);

@@ -9,6 +9,11 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Environment {
     pub cpu_model: String,
+    /// The vendor, family and model numbers (`GenuineIntel family 6 model 207`): the
+    /// microarchitecture, which the model name may not say; empty in results from before it was
+    /// recorded.
+    #[serde(default)]
+    pub cpu_family: String,
     /// Logical CPUs available to this process.
     pub cores: usize,
     pub os: String,
@@ -64,6 +69,22 @@ fn command_line(program: &str, args: &[&str], dir: &Path) -> Option<String> {
     out.status
         .success()
         .then(|| String::from_utf8_lossy(&out.stdout).trim().to_owned())
+}
+
+fn cpu_family() -> String {
+    let info = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let field = |name: &str| {
+        info.lines()
+            .find(|l| l.split(':').next().is_some_and(|k| k.trim() == name))
+            .and_then(|l| l.split_once(':'))
+            .map(|(_, v)| v.trim().to_owned())
+    };
+    match (field("vendor_id"), field("cpu family"), field("model")) {
+        (Some(vendor), Some(family), Some(model)) => {
+            format!("{vendor} family {family} model {model}")
+        }
+        _ => "unknown".to_owned(),
+    }
 }
 
 fn cpu_model() -> String {
@@ -200,6 +221,7 @@ impl Environment {
             .unwrap_or(0);
         Self {
             cpu_model: cpu_model(),
+            cpu_family: cpu_family(),
             cores: std::thread::available_parallelism()
                 .map(|n| n.get())
                 .unwrap_or(1),
@@ -221,6 +243,7 @@ impl Environment {
     pub fn fixed_for_tests() -> Self {
         Self {
             cpu_model: "Test CPU".into(),
+            cpu_family: "TestVendor family 6 model 1".into(),
             cores: 2,
             os: "Linux".into(),
             rustc: "rustc 1.95.0".into(),

@@ -6,7 +6,7 @@
 //! [`alloc`], [`callgrind`], [`latency`]); records and ids ([`record`]); what records say ([`process`],
 //! [`compare`], [`passes`], [`footprint`], [`args`], [`paired`]); a lab's description and its
 //! measurement ([`lab`], [`jvm`], [`threads`], [`sampling`], [`measure`]); reports ([`report`],
-//! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`document`], [`writeup`],
+//! [`targets`], [`answers`], [`resolution`], [`verdicts`], [`travel`], [`document`], [`writeup`],
 //! [`lab_binary`], [`testing`]).
 //!
 //! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
@@ -77,5 +77,6 @@ pub mod template;
 pub mod testing;
 pub mod threads;
 pub mod tools;
+pub mod travel;
 pub mod verdicts;
 pub mod writeup;

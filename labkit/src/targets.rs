@@ -283,6 +283,7 @@ mod tests {
             timing: None,
             records,
             repeats: Vec::new(),
+            previous: None,
         }
     }
 

@@ -90,6 +90,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
         timing: None,
         records,
         repeats: Vec::new(),
+        previous: None,
     };
     let stem = format!("{}-{a_label}-vs-{b_label}", lab.name());
     let json = dir.join(format!("{stem}.json"));

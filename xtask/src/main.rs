@@ -142,6 +142,10 @@ struct BenchArgs {
     /// then ends in -dirty); without it such a run writes to target/lab/results/.
     #[arg(long)]
     allow_dirty: bool,
+    /// Check the verdicts against the run in this directory instead of the one being replaced
+    /// (a full run's travel section; any machine's results).
+    #[arg(long, value_name = "DIR")]
+    against: Option<PathBuf>,
     /// An optional lab first, then names that select implementations, experiments, parameters.
     #[arg(value_name = "LAB|NAME")]
     words: Vec<String>,
@@ -320,6 +324,16 @@ fn bench(args: &BenchArgs) -> Result<()> {
             timing: Some(measured.timing),
             records: measured.records,
             repeats: measured.repeats,
+            previous: None,
+        };
+        let previous = match (&args.against, mode, words.is_empty()) {
+            (Some(against), ..) => output::previous_run(lab, against, mode),
+            (None, RunMode::Full, true) => output::previous_run(lab, &dir, mode),
+            _ => None,
+        };
+        let set = ResultSet {
+            previous: previous.map(Box::new),
+            ..set
         };
         output::write_results(lab, &set, &dir)?;
     }

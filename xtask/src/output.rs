@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
 use labkit::lab::Describe;
-use labkit::record::{ResultSet, write_atomic};
+use labkit::record::{ResultSet, RunMode, write_atomic};
 
 use crate::binaries::{BenchBinaries, LAB_BINARY};
 use crate::process::{output, root, run};
@@ -52,6 +52,39 @@ fn write(path: &Path, contents: &str) -> Result<()> {
 /// The file `lab`'s result set is written to in `dir`.
 pub fn results_file(lab: &dyn Describe, dir: &Path) -> PathBuf {
     dir.join(format!("{}.json", lab.name()))
+}
+
+/// What `lab`'s results in `dir` keep for a new run of `mode` to check its verdicts against
+/// ([`ResultSet::as_previous`]): none when there are none, or they are of another mode, or they
+/// do not read (said on stderr; the run goes on).
+pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<ResultSet> {
+    let path = results_file(lab, dir);
+    if !path.exists() {
+        return None;
+    }
+    match ResultSet::load(&path) {
+        Ok(set) if set.mode == mode => {
+            // The verdicts checked for travel, and those the lab's answers stand on.
+            let mut metrics = labkit::travel::METRICS.to_vec();
+            metrics.extend(lab.seed_cases().iter().map(|c| c.metric));
+            Some(set.as_previous(&metrics))
+        }
+        Ok(_) => {
+            eprintln!(
+                "note: {} is not a {} run: no travel check against it",
+                path.display(),
+                mode.label()
+            );
+            None
+        }
+        Err(e) => {
+            eprintln!(
+                "note: {} does not read ({e}): no travel check against it",
+                path.display()
+            );
+            None
+        }
+    }
 }
 
 /// Writes `<lab>.json` and the report.

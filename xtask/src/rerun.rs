@@ -1,4 +1,6 @@
-//! `cargo xtask rerun FIRST SECOND`: how the decisive verdicts of one run fared in another.
+//! `cargo xtask rerun FIRST SECOND`: how the decisive verdicts of one run fared in another, and
+//! each lab's travel section (`labkit::travel`) of SECOND against FIRST, as a full run's report
+//! gives it against the run it replaced.
 
 use super::*;
 
@@ -20,12 +22,22 @@ pub(crate) fn rerun(args: &RerunArgs) -> Result<()> {
     ] {
         table = table.column(header, labkit::table::Align::Right);
     }
+    let mut travel = String::new();
     for lab in named_labs(&args.labs)? {
         let load = |dir: &PathBuf| {
             ResultSet::load(&dir.join(format!("{}.json", lab.name()))).map_err(|e| anyhow!(e))
         };
         let baselines = labkit::lab::baselines(lab);
         let (first, second) = (load(&args.first)?, load(&args.second)?);
+        let against = ResultSet {
+            previous: Some(Box::new(first.as_previous(&labkit::travel::METRICS))),
+            ..second.clone()
+        };
+        travel.push_str(&format!(
+            "\n## {}\n\n{}",
+            lab.name(),
+            labkit::travel::section(&against, &baselines)
+        ));
         for (metrics, what) in [
             (&labkit::verdicts::WALL_TIME[..], "ns/op, ops/s"),
             (&labkit::verdicts::TAIL[..], "p99"),
@@ -64,6 +76,6 @@ pub(crate) fn rerun(args: &RerunArgs) -> Result<()> {
             ]);
         }
     }
-    println!("{}", table.render());
+    println!("{}{travel}", table.render());
     Ok(())
 }

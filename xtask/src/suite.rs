@@ -29,6 +29,7 @@ pub(crate) fn test() -> Result<()> {
         out_dir: Some(root().join("target/lab").join(dir)),
         fixed_layout: false,
         allow_dirty: false,
+        against: None,
         words,
     };
     bench(&smoke(Vec::new(), "smoke"))?;

@@ -56,6 +56,26 @@ fn pages_write_ups_and_raw_results_stay_within_their_sizes() {
 }
 
 #[test]
+fn every_report_says_which_verdicts_travelled() {
+    for lab in LABS {
+        let page = read(&results().join(format!("{lab}.md")));
+        assert!(
+            page.contains("### Across machines: this run against the one it replaced"),
+            "{lab}.md has no travel section"
+        );
+        let answers = page
+            .lines()
+            .filter(|l| l.starts_with("| Claim |") || l.starts_with("| The write-up's claim |"));
+        for header in answers {
+            assert!(
+                header.trim_end().ends_with("| Against the last run |"),
+                "{lab}.md: an answers table without its travel column: {header}"
+            );
+        }
+    }
+}
+
+#[test]
 fn every_template_was_rendered() {
     for page in pages() {
         let text = read(&page);

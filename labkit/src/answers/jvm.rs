@@ -71,6 +71,7 @@ fn not_measured(set: &ResultSet, claim: &Claim) -> String {
 struct Judged {
     row: Vec<String>,
     outcome: Outcome,
+    travel: Option<Travel>,
     /// The best Rust design's value over the JVM's better arm.
     best_ratio: Option<f64>,
 }
@@ -89,10 +90,11 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
             } else {
                 (why.clone(), best_rust(set, side, claim, None).0)
             };
-            row.extend([jvm, "—".into(), best, why]);
+            row.extend([jvm, "—".into(), best, why, "—".into()]);
             return Judged {
                 row,
                 outcome: Outcome::NotMeasured,
+                travel: None,
                 best_ratio: None,
             };
         }
@@ -104,6 +106,7 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     }
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
+    let (travel, travel_text) = pair_travel(set, metric, old, new, &c);
     row.push(pair_cell(metric, old, new, &c, want));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {
@@ -126,10 +129,11 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
         }
         Some(d) => explain(set, side, claim, d),
     };
-    row.push(answer);
+    row.extend([answer, travel_text]);
     Judged {
         row,
         outcome,
+        travel,
         best_ratio,
     }
 }
@@ -271,12 +275,14 @@ fn answers_table(side: &JvmSide) -> Table {
         .column("Rust models ÷ their JVM originals", Align::Left)
         .column("Best Rust design (÷ the JVM's better arm)", Align::Left)
         .column("Answer", Align::Left)
+        .column(TRAVEL_COLUMN, Align::Left)
 }
 
 pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Checked {
     let mut seed_table = answers_table(side);
     let mut own_table = answers_table(side);
     let mut outcomes = Vec::new();
+    let mut travel = Vec::new();
     let mut best_ratios = Vec::new();
     for claim in &answers.claims {
         let judged = judge_on_jvm(set, side, claim);
@@ -285,6 +291,7 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
             continue;
         }
         outcomes.push(judged.outcome);
+        travel.push(judged.travel);
         best_ratios.extend(judged.best_ratio.filter(|r| r.is_finite()));
         seed_table.row(judged.row);
     }
@@ -328,6 +335,7 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
     } else {
         String::new()
     };
+    let (calibrated, details) = calibration(answers, side, set);
     let markdown = format!(
         "{}\n\n_Source: {}._ A claim reproduces when the write-up's two designs, written in Java \
          from its description and run on the JVM here in the same passes as the Rust designs, go \
@@ -338,13 +346,19 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
         answers.question,
         answers.source,
         seed_table.render(),
-        calibration(answers, side, set)
+        calibrated
     );
-    Checked { outcomes, markdown }
+    Checked {
+        outcomes,
+        travel,
+        markdown,
+        details,
+    }
 }
 
 /// Each Rust model over its JVM original on every claim's metric.
-fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
+/// The models' calibration: a summary for the answers, the claim-by-claim table for the details.
+fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> (String, String) {
     let mut table = Table::new().column("Claim", Align::Left);
     for m in &side.models {
         table = table.column(&format!("`{}` ÷ `{}`", m.model, m.original), Align::Right);
@@ -371,17 +385,33 @@ fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
     let mut totals = vec!["within the band".to_owned()];
     totals.extend(within.iter().map(|(k, n)| format!("{k} of {n}")));
     table.row(totals);
-    format!(
-        "### The Rust models against their JVM originals\n\nEach cell is a Rust model's value \
-         over its Java original's on the claim's case and metric (wall time: the median per-pass \
-         ratio, both measured in the same passes). A model outside {}–{} of its original there \
-         may not decide or explain that claim: its column in the answers says **model off**, \
-         and a cause citing it is refused.\n\n{}\n**What the lab decided.** {}",
+    let band = format!(
+        "{}–{}",
         format_ratio(MODEL_BAND.0),
-        format_ratio(MODEL_BAND.1),
-        table.render(),
+        format_ratio(MODEL_BAND.1)
+    );
+    let summary: Vec<String> = side
+        .models
+        .iter()
+        .zip(&within)
+        .map(|(m, (k, n))| format!("`{}` on {k} of {n} claims", m.model))
+        .collect();
+    let main = format!(
+        "### The Rust models against their JVM originals\n\nWithin {band} of their originals: \
+         {}. A model outside the band on a claim may not decide or explain it: its column above \
+         says **model off**, and a cause citing it is refused; claim by claim in the details.\n\n\
+         **What the lab decided.** {}",
+        summary.join(", "),
         side.decision
-    )
+    );
+    let details = format!(
+        "## The Rust models against their JVM originals\n\nEach cell is a Rust model's value \
+         over its Java original's on the claim's case and metric (wall time: the median per-pass \
+         ratio, both measured in the same passes). A model outside {band} of its original there \
+         may not decide or explain that claim.\n\n{}\n",
+        table.render()
+    );
+    (main, details)
 }
 
 /// The paragraph a report with a JVM side opens with: what reproduces on the JVM here, what the
@@ -389,9 +419,12 @@ fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> String {
 pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
     let side = answers.jvm.as_ref()?;
     let claims: Vec<&Claim> = answers.claims.iter().filter(|c| !c.own).collect();
-    let judged: Vec<(Outcome, &Claim)> = claims
+    let judged: Vec<(Outcome, &Claim, Option<Travel>)> = claims
         .iter()
-        .map(|c| (judge_on_jvm(set, side, c).outcome, *c))
+        .map(|c| {
+            let j = judge_on_jvm(set, side, c);
+            (j.outcome, *c, j.travel)
+        })
         .collect();
     let runtime = match &set.environment.jvm {
         // "OpenJDK 64-Bit Server VM (build 17.0.15+6-…, mixed mode)": "OpenJDK 17.0.15".
@@ -410,7 +443,7 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
         }
         None => "the JVM".to_owned(),
     };
-    let count = |o: Outcome| judged.iter().filter(|(x, _)| *x == o).count();
+    let count = |o: Outcome| judged.iter().filter(|(x, ..)| *x == o).count();
     let unmeasurable = claims.iter().filter(|c| c.unmeasurable.is_some()).count();
     let beyond = match unmeasurable {
         0 => String::new(),
@@ -418,8 +451,8 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
     };
     let differing: Vec<&str> = judged
         .iter()
-        .filter(|(o, _)| matches!(o, Outcome::Explained | Outcome::NotEstablished))
-        .map(|(_, c)| c.claim.as_str())
+        .filter(|(o, ..)| matches!(o, Outcome::Explained | Outcome::NotEstablished))
+        .map(|(_, c, _)| c.claim.as_str())
         .collect();
     let differ = match differing.as_slice() {
         [] => String::new(),
@@ -436,11 +469,13 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
     };
     let measurable = judged.len() - unmeasurable;
     let claims = if measurable == 1 { "claim" } else { "claims" };
+    let travel: Vec<Option<Travel>> = judged.iter().map(|(.., t)| *t).collect();
     Some(format!(
         "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {measurable} \
-         {claims} reproduce{differ}{unstable}{beyond}. {} {}",
+         {claims} reproduce{differ}{unstable}{beyond}. {} {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
+        travel_sentence(set, &travel),
         fill_measured(&side.adds, set, &[]),
         fill_measured(&side.cannot_show, set, &[])
     ))

@@ -22,6 +22,7 @@ use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
 use crate::template::{self, Call};
+use crate::travel::{self, Travel};
 
 mod jvm;
 mod refs;
@@ -225,7 +226,11 @@ pub enum Outcome {
 #[derive(Debug)]
 pub struct Checked {
     pub outcomes: Vec<Outcome>,
+    /// Per claim counted in `outcomes`: how its verdict fared in the run this one replaced.
+    pub travel: Vec<Option<Travel>>,
     pub markdown: String,
+    /// What goes to the details page instead (the models' calibration, claim by claim).
+    pub details: String,
 }
 
 impl Answers {
@@ -266,7 +271,6 @@ impl Answers {
         Ok(answers)
     }
 
-    /// Every implementation the file names, to check against the lab's.
     /// The seed's figures on the lab's cases, for write-ups ([`crate::lab::Describe::seed_cases`]).
     pub fn seed_cases(&self) -> Vec<crate::lab::SeedCase> {
         self.claims
@@ -285,6 +289,7 @@ impl Answers {
             .collect()
     }
 
+    /// Every implementation the file names, to check against the lab's.
     pub fn implementations(&self) -> Vec<&str> {
         let pairs = self
             .pairs
@@ -320,12 +325,16 @@ impl Answers {
         for h in &headers {
             table = table.column(h, Align::Right);
         }
-        table = table.column("Answer", Align::Left);
+        table = table
+            .column("Answer", Align::Left)
+            .column(TRAVEL_COLUMN, Align::Left);
         let mut outcomes = Vec::new();
+        let mut travels = Vec::new();
         for claim in &self.claims {
             let pairs = claim.pairs.as_ref().unwrap_or(&self.pairs);
-            let (cells, outcome, answer) = judge(set, claim, pairs);
+            let (cells, outcome, answer, (travel, travel_text)) = judge(set, claim, pairs);
             outcomes.push(outcome);
+            travels.push(travel);
             let mut row = vec![claim.claim.clone(), seed_cell(claim)];
             if claim.pairs.is_some() {
                 // Its own pairs: shown in the first column, named.
@@ -339,7 +348,7 @@ impl Answers {
             } else {
                 row.extend(cells);
             }
-            row.push(answer);
+            row.extend([answer, travel_text]);
             table.row(row);
         }
         let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
@@ -366,7 +375,12 @@ impl Answers {
             summary,
             table.render()
         );
-        Checked { outcomes, markdown }
+        Checked {
+            outcomes,
+            travel: travels,
+            markdown,
+            details: String::new(),
+        }
     }
 }
 
@@ -378,7 +392,8 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         return jvm::verdict_paragraph(answers, set);
     }
     let text = answers.verdict.as_ref()?;
-    let outcomes = answers.check(set).outcomes;
+    let checked = answers.check(set);
+    let outcomes = checked.outcomes;
     let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
     let parts: Vec<String> = [
         (Outcome::Explained, "differ", " with a cause measured"),
@@ -399,10 +414,11 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         format!("; {}", parts.join("; "))
     };
     Some(format!(
-        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}. {}",
+        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}. {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
         outcomes.len(),
+        travel_sentence(set, &checked.travel),
         fill_measured(text, set, &[])
     ))
 }
@@ -509,13 +525,18 @@ fn moved(metric: Metric, verdict: Verdict) -> Option<Direction> {
     }
 }
 
-/// The pairs' cells, the claim's outcome and its answer.
-fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcome, String) {
+/// The pairs' cells, the claim's outcome, its answer and how it fared in the last run.
+fn judge(
+    set: &ResultSet,
+    claim: &Claim,
+    pairs: &[Pair],
+) -> (Vec<String>, Outcome, String, RowTravel) {
     let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
     let want = claimed(claim);
     let mut cells = Vec::new();
     let mut differing = Vec::new();
     let mut measured = 0;
+    let mut travelled = Vec::new();
     for (index, pair) in pairs.iter().enumerate() {
         let find = |i: &str| {
             set.find(
@@ -529,21 +550,24 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
         };
         measured += 1;
         let c = compare_in(set, old, new);
+        travelled.push(pair_travel(set, metric, old, new, &c));
         let direction = moved(metric, c.verdict);
         cells.push(pair_cell(metric, old, new, &c, want));
         if direction != Some(want) {
             differing.push((index, direction));
         }
     }
+    let travel = row_travel(travelled);
     if measured == 0 {
         return (
             cells,
             Outcome::NotMeasured,
             "not measured in this run".into(),
+            travel,
         );
     }
     if differing.is_empty() {
-        return (cells, Outcome::Reproduces, "**reproduces**".into());
+        return (cells, Outcome::Reproduces, "**reproduces**".into(), travel);
     }
     let mut answer = Vec::new();
     if !differing.iter().any(|(index, _)| *index == 0) {
@@ -578,7 +602,54 @@ fn judge(set: &ResultSet, claim: &Claim, pairs: &[Pair]) -> (Vec<String>, Outcom
     } else {
         Outcome::NotEstablished
     };
-    (cells, outcome, answer.join("; "))
+    (cells, outcome, answer.join("; "), travel)
+}
+
+/// The column saying how each row's verdict fared in the run this one replaced.
+const TRAVEL_COLUMN: &str = "Against the last run";
+
+/// How a row's verdict fared in the last run, and the words its row shows.
+type RowTravel = (Option<Travel>, String);
+
+/// `new` against `old` here and in the run this one replaced.
+fn pair_travel(
+    set: &ResultSet,
+    metric: Metric,
+    old: &Record,
+    new: &Record,
+    now: &Comparison,
+) -> RowTravel {
+    let before = travel::before(set, &old.id, &new.id, metric);
+    (
+        travel::of(now, before.as_ref()),
+        travel::row_text(set, metric, now, before.as_ref()),
+    )
+}
+
+/// A row's travel from its pairs': a pair that went another way there decides it, then a pair
+/// not measured there; held only when every pair held.
+fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
+    let find = |t: Travel| pairs.iter().find(|(p, _)| *p == Some(t)).cloned();
+    find(Travel::CpuDependent)
+        .or_else(|| find(Travel::New))
+        .or_else(|| find(Travel::Held))
+        .unwrap_or((None, "—".to_owned()))
+}
+
+/// The sentence counting the rows' travel, for the verdict paragraph.
+fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
+    let Some(previous) = set.previous.as_deref() else {
+        return "No earlier run was there to check these rows against: each is new.".to_owned();
+    };
+    let count = |t: Travel| travel.iter().filter(|x| **x == Some(t)).count();
+    format!(
+        "Against the run this one replaced ({}, {}): {} rows held, **{} CPU-dependent**, {} new.",
+        previous.environment.cpu_model,
+        previous.environment.git_revision,
+        count(Travel::Held),
+        count(Travel::CpuDependent),
+        count(Travel::New)
+    )
 }
 
 #[cfg(test)]

@@ -201,7 +201,12 @@ fn on_the_jvm_the_write_up_s_own_designs_decide_and_the_rust_ones_are_context() 
     assert!(md.contains("`fast` 5.40 ns (0.500× `jvm-new`)"), "{md}");
     assert!(md.contains("### The lab's own questions"), "{md}");
     assert!(md.contains("cannot be measured: the benchmark's setup has no such dataset"));
-    assert!(md.contains("| within the band | 2 of 2 |"), "{md}");
+    assert!(md.contains("`rust-old` on 2 of 2 claims"), "{md}");
+    let details = &checked.details;
+    assert!(
+        details.contains("| within the band | 2 of 2 |"),
+        "{details}"
+    );
     let verdict = verdict_paragraph(&answers, &set(records)).unwrap();
     assert!(
         verdict.contains("1 of the write-up's 1 claim reproduce (1 more cannot be measured"),
@@ -240,7 +245,11 @@ fn a_jvm_difference_is_explained_only_by_a_cause_of_its_direction_on_a_model_in_
     let md = &checked.markdown;
     assert!(md.contains("**differs**: new allocates 2.00"), "{md}");
     assert!(md.contains("`rust-old` 3.00× (model off)"), "{md}");
-    assert!(md.contains("**3.00× off**"), "{md}");
+    assert!(
+        checked.details.contains("**3.00× off**"),
+        "{}",
+        checked.details
+    );
     // Without the second cause's evidence nothing explains it, and the refusal says why.
     records.pop();
     let checked = answers.check(&set(records));
@@ -340,4 +349,42 @@ fn a_cause_never_prints_beside_a_verdict_that_went_another_way() {
     // Equal to `base`: no rise either, no cause.
     let same = with_fast(&up);
     assert!(!same.contains("fast allocates"), "{same}");
+}
+
+#[test]
+fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
+    let answers = Answers::parse(FILE).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let down: Vec<f64> = up.iter().map(|v| v * 0.8).collect();
+    let twice: Vec<f64> = up.iter().map(|v| v * 2.0).collect();
+    let now = vec![
+        passes("java-old", &up),
+        passes("java-new", &down),
+        passes("base", &up),
+        passes("fast", &down),
+    ];
+    let alone = answers.check(&set(now.clone()));
+    assert_eq!(alone.travel, [Some(Travel::New)]);
+    let mut replaced = set(now.clone());
+    replaced.previous = Some(Box::new(set(now.clone())));
+    assert_eq!(answers.check(&replaced).travel, [Some(Travel::Held)]);
+    // On the other machine `fast` was slower: the row says so, and is counted apart.
+    let mut other = now.clone();
+    other[3] = passes("fast", &twice);
+    replaced.previous = Some(Box::new(set(other)));
+    let checked = answers.check(&replaced);
+    assert_eq!(checked.travel, [Some(Travel::CpuDependent)]);
+    assert!(
+        checked
+            .markdown
+            .contains("**CPU-dependent**: faster here, slower on the Test CPU run of abc1234"),
+        "{}",
+        checked.markdown
+    );
+    let file = FILE.replacen(r#""claims": ["#, r#""verdict": "Done.", "claims": ["#, 1);
+    let verdict = verdict_paragraph(&Answers::parse(&file).unwrap(), &replaced).unwrap();
+    assert!(
+        verdict.contains("(Test CPU, abc1234): 0 rows held, **1 CPU-dependent**, 0 new."),
+        "{verdict}"
+    );
 }

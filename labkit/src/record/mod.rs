@@ -237,9 +237,33 @@ pub struct ResultSet {
     /// The passes the wall-time stage ran again ([`crate::passes`]), both measurements recorded.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeats: Vec<PassRepeat>,
+    /// The run this one replaced (its environment, its margin and its timed records), against
+    /// which the report says which verdicts travelled ([`ResultSet::as_previous`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub previous: Option<Box<ResultSet>>,
 }
 
 impl ResultSet {
+    /// What a later run keeps of this one to compare its verdicts with: the environment, the
+    /// timing (its margin) and the records on `metrics`, without histograms, repeats or this
+    /// run's own previous run.
+    pub fn as_previous(&self, metrics: &[Metric]) -> ResultSet {
+        ResultSet {
+            records: self
+                .records
+                .iter()
+                .filter(|r| metrics.contains(&r.metric))
+                .map(|r| Record {
+                    histogram: None,
+                    ..r.clone()
+                })
+                .collect(),
+            repeats: Vec::new(),
+            previous: None,
+            ..self.clone()
+        }
+    }
+
     /// The record for `id` and `metric`, if measured.
     pub fn find(&self, id: &BenchId, metric: Metric) -> Option<&Record> {
         self.records
@@ -273,6 +297,7 @@ impl ResultSet {
             timing: None,
             records,
             repeats: Vec::new(),
+            previous: None,
         }
     }
 }
@@ -305,6 +330,7 @@ mod tests {
                 ),
             ],
             repeats: Vec::new(),
+            previous: None,
         }
     }
 

@@ -1,7 +1,7 @@
 //! The comparison table every report is made of.
 
 use super::{Row, absent_cell, cell, format_metric, verdict_word};
-use crate::compare::compare_in;
+use crate::compare::{Comparison, Travel, compare_in, travel_of};
 use crate::record::{
     Baselines, BenchId, FLOOR, JVM_FLOOR, Metric, Record, ResultSet, Role, is_floor,
 };
@@ -130,12 +130,40 @@ fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net
     let beside = super::values_ratio_note(base, r, &c);
     if c.ratio.is_finite() {
         format!(
-            "{}<br>{:.2}×{interval} {} {word}{agreement}{beside}{net}",
+            "{}<br>{:.2}×{interval} {} {word}{agreement}{beside}{}{net}",
             cell(r),
             c.ratio,
-            format_change(c.change_percent)
+            format_change(c.change_percent),
+            elsewhere(set, metric, base, r, &c)
         )
     } else {
         format!("{}<br>{word} (baseline 0)", cell(r))
+    }
+}
+
+/// Where the run this one replaced decided the cell otherwise: its ratio and verdict there, so
+/// a reader sees which verdicts did not travel (`<br>last run: 1.04× slower`).
+fn elsewhere(
+    set: &ResultSet,
+    metric: Metric,
+    base: &Record,
+    r: &Record,
+    now: &Comparison,
+) -> String {
+    let previous = set.previous.as_deref();
+    let before = previous.and_then(|p| {
+        Some(compare_in(
+            p,
+            p.find(&base.id, metric)?,
+            p.find(&r.id, metric)?,
+        ))
+    });
+    match (travel_of(now, before.as_ref()), before) {
+        (Some(Travel::CpuDependent), Some(b)) => format!(
+            "<br>last run: {:.2}× {}",
+            b.ratio,
+            verdict_word(metric, b.verdict)
+        ),
+        _ => String::new(),
     }
 }

@@ -30,6 +30,7 @@ fn set(records: Vec<Record>) -> ResultSet {
         timing: None,
         records,
         repeats: Vec::new(),
+        previous: None,
     }
 }
 
@@ -434,4 +435,37 @@ fn a_per_pass_ratio_is_labelled_and_the_values_ratio_shown_where_it_falls_outsid
         1,
         "even's two ratios agree: {out}"
     );
+}
+
+#[test]
+fn a_cell_the_replaced_run_decided_otherwise_says_so() {
+    let passes = |i: &str, f: f64| {
+        let values = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0].map(|v| v * f);
+        Record::from_passes(
+            BenchId::new("op", i, "small"),
+            Metric::NsPerOp,
+            values.to_vec(),
+        )
+    };
+    let mut s = set(vec![
+        passes("base", 1.0),
+        passes("fast", 0.5),
+        passes("same", 0.7),
+    ]);
+    s.previous = Some(Box::new(set(vec![
+        passes("base", 1.0),
+        passes("fast", 1.3),
+        passes("same", 0.72),
+    ])));
+    let rows = [Row::new("op", "small", "small")];
+    let out = comparison_table(
+        &s,
+        Metric::NsPerOp,
+        &rows,
+        &["base", "fast", "same"],
+        &one_baseline(),
+    )
+    .render();
+    assert!(out.contains("last run: 1.30× slower"), "{out}");
+    assert_eq!(out.matches("last run").count(), 1, "{out}");
 }

@@ -124,6 +124,7 @@ pub fn result_set(lab: &dyn crate::lab::Describe, records: Vec<Record>) -> Resul
         timing: None,
         records,
         repeats: Vec::new(),
+        previous: None,
     }
 }
 

@@ -22,6 +22,7 @@ fn set(records: Vec<Record>) -> ResultSet {
         }),
         records,
         repeats: Vec::new(),
+        previous: None,
     }
 }
 
