@@ -24,12 +24,16 @@ use crate::table::{Align, Table, format_change, format_number};
 use crate::template::{self, Call};
 use crate::travel::{self, Travel};
 
+mod file;
 mod jvm;
 mod refs;
+mod rows;
 
+pub use file::*;
 pub use jvm::MODEL_BAND;
 pub use refs::fill_measured;
 use refs::*;
+use rows::*;
 
 /// A lab's answers file.
 #[derive(Debug, Deserialize)]
@@ -50,160 +54,6 @@ pub struct Answers {
     /// values, [`fill_measured`]): what this machine decides, said once rather than in each row.
     #[serde(default)]
     pub verdict: Option<String>,
-}
-
-/// The write-up's Java designs as the lab runs them on the JVM, and the Rust designs beside them.
-#[derive(Debug, Clone, Deserialize)]
-pub struct JvmSide {
-    /// The JVM design standing for the write-up's "before" and the one for its "after".
-    pub old: String,
-    pub new: String,
-    /// Each Rust model of a Java design, with its JVM original: calibrated on every claim.
-    pub models: Vec<Model>,
-    /// The Rust designs each claim shows the best of (the models and the lab's own).
-    pub rust: Vec<String>,
-    /// What the Rust designs add, one sentence for the verdict paragraph, citing this run's
-    /// values as `{REF}` placeholders.
-    pub adds: String,
-    /// What this machine cannot show of the write-up's setting, one sentence, cited the same way.
-    pub cannot_show: String,
-    /// What the lab decided about its models from their calibration: kept, mended or retired.
-    pub decision: String,
-}
-
-/// A Rust design written to behave as a Java one, and that Java design on the JVM.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Model {
-    pub model: String,
-    pub original: String,
-}
-
-/// The design standing for the write-up's "before" and the one for its "after".
-#[derive(Debug, Clone, Deserialize)]
-pub struct Pair {
-    pub old: String,
-    pub new: String,
-    /// What the pair is, for the column heading.
-    pub label: String,
-}
-
-/// Which way a claim says the "after" design moves the metric.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Direction {
-    Lower,
-    Higher,
-    Same,
-}
-
-/// One claim of the write-up.
-#[derive(Debug, Deserialize)]
-pub struct Claim {
-    pub claim: String,
-    /// The published figures, when the claim has them.
-    #[serde(default)]
-    pub seed: Option<SeedFigure>,
-    /// The claim's direction when it has no figures (an argument, not a table row).
-    #[serde(default)]
-    pub expect: Option<Direction>,
-    /// The claim in the write-up's words, when it has no figures.
-    #[serde(default)]
-    pub seed_text: Option<String>,
-    /// A [`Metric::key`].
-    pub metric: String,
-    pub experiment: String,
-    pub parameter: String,
-    /// Pairs for this claim instead of the file's.
-    #[serde(default)]
-    pub pairs: Option<Vec<Pair>>,
-    #[serde(default)]
-    pub causes: Vec<Cause>,
-    /// A question of the lab's own, not the write-up's: answered in a table of its own.
-    #[serde(default)]
-    pub own: bool,
-    /// Why the lab cannot measure this claim, when it cannot.
-    #[serde(default)]
-    pub unmeasurable: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct SeedFigure {
-    pub old: f64,
-    pub new: f64,
-    pub unit: String,
-}
-
-/// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds;
-/// with a JVM side, why the JVM here moved `explains` where the seed moved otherwise.
-#[derive(Debug, Deserialize)]
-pub struct Cause {
-    #[serde(default)]
-    pub pair: usize,
-    /// The directions of the pair's (or the JVM's) verdict the cause explains: it is shown only
-    /// beside a verdict that moved one of these ways, so a sentence about a loss cannot print
-    /// beside a gain when the numbers flip.
-    #[serde(default)]
-    pub explains: Explains,
-    /// With `{REF}` and `{REF / REF}` placeholders for measured values and their ratio.
-    pub text: String,
-    pub evidence: Vec<Evidence>,
-}
-
-/// One way a verdict went or several (`"lower"`, `["lower", "same"]`, `"unstable"`: the run
-/// could not tell); none when a file leaves it out, which parsing refuses.
-#[derive(Debug, Default, Deserialize)]
-#[serde(from = "OneOrMany")]
-pub struct Explains(pub Vec<Went>);
-
-/// Which way a verdict went: a direction, or `unstable` when the passes could not tell.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Went {
-    Lower,
-    Higher,
-    Same,
-    Unstable,
-}
-
-#[derive(Deserialize)]
-#[serde(untagged)]
-enum OneOrMany {
-    One(Went),
-    Many(Vec<Went>),
-}
-
-impl From<OneOrMany> for Explains {
-    fn from(value: OneOrMany) -> Self {
-        match value {
-            OneOrMany::One(w) => Self(vec![w]),
-            OneOrMany::Many(w) => Self(w),
-        }
-    }
-}
-
-impl Explains {
-    /// Whether a verdict that moved `direction` (`None`: could not tell) is one this explains.
-    pub fn covers(&self, direction: Option<Direction>) -> bool {
-        let went = match direction {
-            Some(Direction::Lower) => Went::Lower,
-            Some(Direction::Higher) => Went::Higher,
-            Some(Direction::Same) => Went::Same,
-            None => Went::Unstable,
-        };
-        self.0.contains(&went)
-    }
-}
-
-/// A condition on measured values: `value` (or `value / over`) at least / at most a bound.
-#[derive(Debug, Deserialize)]
-pub struct Evidence {
-    pub value: String,
-    #[serde(default)]
-    pub over: Option<String>,
-    #[serde(default)]
-    pub at_least: Option<f64>,
-    #[serde(default)]
-    pub at_most: Option<f64>,
 }
 
 /// How one claim came out.
@@ -603,53 +453,6 @@ fn judge(
         Outcome::NotEstablished
     };
     (cells, outcome, answer.join("; "), travel)
-}
-
-/// The column saying how each row's verdict fared in the run this one replaced.
-const TRAVEL_COLUMN: &str = "Against the last run";
-
-/// How a row's verdict fared in the last run, and the words its row shows.
-type RowTravel = (Option<Travel>, String);
-
-/// `new` against `old` here and in the run this one replaced.
-fn pair_travel(
-    set: &ResultSet,
-    metric: Metric,
-    old: &Record,
-    new: &Record,
-    now: &Comparison,
-) -> RowTravel {
-    let before = travel::before(set, &old.id, &new.id, metric);
-    (
-        travel::of(now, before.as_ref()),
-        travel::row_text(set, metric, now, before.as_ref()),
-    )
-}
-
-/// A row's travel from its pairs': a pair that went another way there decides it, then a pair
-/// not measured there; held only when every pair held.
-fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
-    let find = |t: Travel| pairs.iter().find(|(p, _)| *p == Some(t)).cloned();
-    find(Travel::CpuDependent)
-        .or_else(|| find(Travel::New))
-        .or_else(|| find(Travel::Held))
-        .unwrap_or((None, "—".to_owned()))
-}
-
-/// The sentence counting the rows' travel, for the verdict paragraph.
-fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
-    let Some(previous) = set.previous.as_deref() else {
-        return "No earlier run was there to check these rows against: each is new.".to_owned();
-    };
-    let count = |t: Travel| travel.iter().filter(|x| **x == Some(t)).count();
-    format!(
-        "Against the run this one replaced ({}, {}): {} rows held, **{} CPU-dependent**, {} new.",
-        previous.environment.cpu_model,
-        previous.environment.git_revision,
-        count(Travel::Held),
-        count(Travel::CpuDependent),
-        count(Travel::New)
-    )
 }
 
 #[cfg(test)]

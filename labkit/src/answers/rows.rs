@@ -1,0 +1,51 @@
+//! How each answer row's verdict fared in the run this one replaced ([`crate::travel`]): the
+//! words its row shows and the count the verdict paragraph gives.
+
+use super::*;
+
+/// The column saying how each row's verdict fared in the run this one replaced.
+pub(super) const TRAVEL_COLUMN: &str = "Against the last run";
+
+/// How a row's verdict fared in the last run, and the words its row shows.
+pub(super) type RowTravel = (Option<Travel>, String);
+
+/// `new` against `old` here and in the run this one replaced.
+pub(super) fn pair_travel(
+    set: &ResultSet,
+    metric: Metric,
+    old: &Record,
+    new: &Record,
+    now: &Comparison,
+) -> RowTravel {
+    let before = travel::before(set, &old.id, &new.id, metric);
+    (
+        travel::of(now, before.as_ref()),
+        travel::row_text(set, metric, now, before.as_ref()),
+    )
+}
+
+/// A row's travel from its pairs': a pair that went another way there decides it, then a pair
+/// not measured there; held only when every pair held.
+pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
+    let find = |t: Travel| pairs.iter().find(|(p, _)| *p == Some(t)).cloned();
+    find(Travel::CpuDependent)
+        .or_else(|| find(Travel::New))
+        .or_else(|| find(Travel::Held))
+        .unwrap_or((None, "—".to_owned()))
+}
+
+/// The sentence counting the rows' travel, for the verdict paragraph.
+pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
+    let Some(previous) = set.previous.as_deref() else {
+        return "No earlier run was there to check these rows against: each is new.".to_owned();
+    };
+    let count = |t: Travel| travel.iter().filter(|x| **x == Some(t)).count();
+    format!(
+        "Against the run this one replaced ({}, {}): {} rows held, **{} CPU-dependent**, {} new.",
+        previous.environment.cpu_model,
+        previous.environment.git_revision,
+        count(Travel::Held),
+        count(Travel::CpuDependent),
+        count(Travel::New)
+    )
+}
