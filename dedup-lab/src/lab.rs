@@ -306,7 +306,7 @@ impl Lab for DedupLab {
     }
 
     fn derived(&self, set: &ResultSet) -> Vec<Record> {
-        crate::report::derived(set)
+        crate::derive::derived(set)
     }
 
     fn jvm_sources(&self) -> Option<JvmSources> {

@@ -6,6 +6,7 @@
 //! the one list of them that tests, benches, allocation and footprint runs all iterate.
 
 pub mod churn;
+pub mod derive;
 pub mod implementations;
 pub mod lab;
 pub mod report;

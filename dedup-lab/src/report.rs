@@ -1,19 +1,19 @@
-//! dedup-lab's report: the records it derives (footprint per producer still known, what a purge
-//! sweep adds to the publisher's tail), where counted instructions go, its targets, its answers to
-//! PR #26763's table, and what its two pages hold.
+//! dedup-lab's report: where counted instructions go, its targets, its answers to PR #26763's
+//! table, and what its two pages hold beyond what their templates name (`report/*.md`).
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
-use labkit::lab::{Describe, Experiment, Parameter};
-use labkit::record::{BenchId, Metric, Record, ResultSet};
+use labkit::lab::Describe;
+use labkit::record::{BenchId, Metric, ResultSet};
 use labkit::report::{Row, format_duration};
+use labkit::rows::select;
 use labkit::table::{Align, Table, format_count, format_number};
 use labkit::targets::Targets;
 
+use crate::derive::target_experiments;
 use crate::lab::{
-    ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth,
-    INACTIVE_PARAMETER, LAB, LOST_RACES, PURGE_ADDED_TAIL, PURGE_SWEEP, REPLICATED_ADMISSION,
+    ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, INACTIVE_PARAMETER, LAB, PURGE_SWEEP,
 };
 
 /// What the targets table says below its rows: the reasons for misses, with this run's values.
@@ -29,60 +29,6 @@ pub fn answers() -> Answers {
 
 pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
-}
-
-fn described(name: &str) -> &'static Experiment {
-    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
-}
-
-/// The rows of `experiment` whose parameters `keep` selects.
-fn rows(experiment: &str, cores: usize, keep: impl Fn(&Parameter) -> bool) -> Vec<Row> {
-    let experiment = described(experiment);
-    experiment
-        .parameters
-        .iter()
-        .filter(|p| keep(p))
-        .map(|p| Row::of(experiment, p, cores))
-        .collect()
-}
-
-/// The records derived from measured ones: footprint per producer still known, and what a purge
-/// sweep adds to the publisher's p99.9.
-pub fn derived(set: &ResultSet) -> Vec<Record> {
-    let mut out = Vec::new();
-    for r in &set.records {
-        if r.id.experiment == FOOTPRINT
-            && r.metric == Metric::RetainedBytes
-            && let Ok(growth) = Growth::find(&r.id.parameter)
-        {
-            let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
-            out.push(Record::new(id, r.metric, r.value / growth.kept as f64));
-        }
-        if r.id.experiment == PURGE_SWEEP && r.metric == Metric::LatencyP999Ns {
-            let alone = r.id.with_case(BESIDE_INACTIVE, &r.id.parameter);
-            if let Some(alone) = set.find(&alone, r.metric) {
-                let id = r.id.with_case(PURGE_ADDED_TAIL, &r.id.parameter);
-                out.push(Record::new(id, r.metric, r.value - alone.value));
-            }
-        }
-    }
-    out
-}
-
-/// The experiments, with their parameters, a target's `experiment` stands for (a derived one
-/// has the parameters of the experiment it comes from).
-pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let source = match name {
-        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
-        PURGE_ADDED_TAIL => PURGE_SWEEP,
-        other => other,
-    };
-    labkit::lab::experiment(&LAB, source)
-        .map(|e| {
-            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
-            vec![(name.to_owned(), parameters)]
-        })
-        .unwrap_or_default()
 }
 
 /// A signed duration: `+1.20 µs`, `−350 ns`.
@@ -160,28 +106,16 @@ impl LabReport for DedupLab {
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
         let implementations = LAB.implementations();
-        let all = |experiment: &str| rows(experiment, cores, |_| true);
+        let all = |selector: &str| select(&LAB, selector, cores).expect("the lab's own rows");
         let admission = all(ADMISSION);
         let churn = all(CHURN);
-        let purge = [all(BESIDE_INACTIVE), all(PURGE_SWEEP)].concat();
-        let footprint = all(FOOTPRINT);
-        let per_producer = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_PRODUCER);
-        let timed = [
-            admission.clone(),
-            all(REPLICATED_ADMISSION),
-            churn.clone(),
-            purge.clone(),
-        ]
-        .concat();
-        let threaded = |experiment: &str| rows(experiment, cores, |p| p.threads > 1);
-        let counted = |experiment: &str| rows(experiment, cores, |p| p.counted);
+        let purge = all(&format!("{BESIDE_INACTIVE} + {PURGE_SWEEP}"));
         let targets = target_specs();
-        let targets_blocks = target_blocks(set, &targets, target_experiments, TARGETS_NOTES);
         let mut charts = vec![ChartSpec::Metric {
             stem: "dedup-admission-ns".into(),
             title: "dedup: time per admission by thread shape (ns/op, median)".into(),
             metric: Metric::NsPerOp,
-            rows: admission.clone(),
+            rows: admission,
         }];
         charts.extend(churn.iter().chain(&purge).map(|row| ChartSpec::Latency {
             stem: format!("dedup-{}-{}-latency", row.experiment, row.parameter),
@@ -191,101 +125,21 @@ impl LabReport for DedupLab {
             ),
             row: row.clone(),
         }));
+        let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {
             trust: None,
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md"))
-                .blocks(vec![
-                    ("time", Block::Table(Metric::NsPerOp, admission.clone())),
-                    (
-                        "lost_races",
-                        Block::Table(
-                            Metric::EventsPer100Ops(LOST_RACES),
-                            rows(ADMISSION, cores, |p| p.name.starts_with("shared-increment")),
-                        ),
-                    ),
-                    (
-                        "churn_throughput",
-                        Block::Table(Metric::OpsPerSec, churn.clone()),
-                    ),
-                ])
-                .blocks(targets_blocks),
+            main: Page::new(include_str!("../report/report.md")).blocks(target_blocks(
+                set,
+                &targets,
+                target_experiments,
+                TARGETS_NOTES,
+            )),
             details: Page::new(include_str!("../report/details.md")).blocks(vec![
-                (
-                    "instructions",
-                    Block::Table(Metric::InstructionsPerOp, counted(ADMISSION)),
-                ),
-                ("cost_split", Block::CostSplit(counted(ADMISSION))),
-                (
-                    "throughput",
-                    Block::Table(Metric::OpsPerSec, threaded(ADMISSION)),
-                ),
-                (
-                    "cycles",
-                    Block::Table(Metric::EstimatedCyclesPerOp, counted(ADMISSION)),
-                ),
-                (
-                    "replicated_time",
-                    Block::Table(Metric::NsPerOp, all(REPLICATED_ADMISSION)),
-                ),
-                (
-                    "replicated_throughput",
-                    Block::Table(Metric::OpsPerSec, threaded(REPLICATED_ADMISSION)),
-                ),
-                (
-                    "replicated_instructions",
-                    Block::Table(Metric::InstructionsPerOp, counted(REPLICATED_ADMISSION)),
-                ),
-                (
-                    "replicated_cost_split",
-                    Block::CostSplit(counted(REPLICATED_ADMISSION)),
-                ),
-                (
-                    "churn_description",
-                    Block::Markdown(described(CHURN).description.clone()),
-                ),
-                (
-                    "churn_latency",
-                    Block::Latencies {
-                        operation: "admission".into(),
-                        rows: churn.clone(),
-                    },
-                ),
-                (
-                    "churn_unexpected",
-                    Block::Markdown(
-                        unexpected_table(set, &[churn, purge.clone()].concat(), &implementations)
-                            .render(),
-                    ),
-                ),
-                (
-                    "sweep_time",
-                    Block::Table(Metric::NsPerOp, purge[1..].to_vec()),
-                ),
-                (
-                    "purge_latency",
-                    Block::Latencies {
-                        operation: "admission".into(),
-                        rows: purge,
-                    },
-                ),
+                ("churn_unexpected", Block::Markdown(unexpected.render())),
                 (
                     "purge_tail",
                     Block::Markdown(purge_tail_table(set, &implementations).render()),
-                ),
-                ("allocs", Block::Table(Metric::AllocsPerOp, timed.clone())),
-                ("bytes", Block::Table(Metric::BytesPerOp, timed)),
-                (
-                    "retained",
-                    Block::Table(Metric::RetainedBytes, footprint.clone()),
-                ),
-                (
-                    "per_producer",
-                    Block::Table(Metric::RetainedBytes, per_producer),
-                ),
-                (
-                    "retained_usable",
-                    Block::Table(Metric::RetainedUsableBytes, footprint),
                 ),
             ]),
             charts,
@@ -297,7 +151,9 @@ impl LabReport for DedupLab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::lab::CHURN_PUBLISHERS;
+    use crate::derive::derived;
+    use crate::lab::{CHURN_PUBLISHERS, FOOTPRINT};
+    use labkit::record::Record;
     use labkit::testing::result_set;
 
     #[test]

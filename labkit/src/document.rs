@@ -196,13 +196,15 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         baselines: &baselines,
         settings: &document.settings,
     };
+    let cores = set.environment.cores;
+    let resolve = |call: &template::Call| blocks.called(lab, cores, call);
     let page = |page: &Page| -> Result<String, String> {
         let values: Vec<(&str, String)> = page
             .blocks
             .iter()
             .map(|(slot, block)| (slot.as_str(), blocks.markdown(block)))
             .collect();
-        template::render_page(&page.template, &values, &document.settings, None)
+        template::render_page(&page.template, &values, &document.settings, Some(&resolve))
     };
     let body = page(&document.main)?;
     let details_body = page(&document.details)?;
@@ -366,6 +368,32 @@ struct Blocks<'a> {
 impl Blocks<'_> {
     fn markdown(&self, block: &Block) -> String {
         block_markdown(self, block)
+    }
+
+    /// What a function a page template calls prints: a block it places ([`template::FUNCTIONS`],
+    /// rows as [`crate::rows::select`] reads them) or a measured value.
+    fn called(
+        &self,
+        lab: &dyn Describe,
+        cores: usize,
+        call: &template::Call,
+    ) -> Result<String, String> {
+        let rows = |at: usize| crate::rows::select(lab, &call.args[at], cores);
+        let block = match call.function {
+            "table" => Block::Table(Metric::from_key(&call.args[0])?, rows(1)?),
+            "cost_split" => Block::CostSplit(rows(0)?),
+            "latencies" => Block::Latencies {
+                operation: call.args[0].clone(),
+                rows: rows(1)?,
+            },
+            "description" => {
+                return Ok(crate::lab::experiment(lab, &call.args[0])?
+                    .description
+                    .clone());
+            }
+            _ => return Ok(crate::answers::measured_value(self.set, call)),
+        };
+        Ok(self.markdown(&block))
     }
 }
 

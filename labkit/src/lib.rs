@@ -69,6 +69,7 @@ pub mod process;
 pub mod record;
 pub mod report;
 pub mod resolution;
+pub mod rows;
 pub mod sampling;
 pub mod stats;
 pub mod table;

@@ -13,8 +13,19 @@ use std::sync::{Arc, Mutex};
 use minijinja::value::{Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
-/// The value functions a template may call, with how many arguments each takes.
-pub const FUNCTIONS: &[(&str, usize)] = &[("v", 1), ("ratio", 2), ("per", 2), ("minus", 2)];
+/// The functions a template may call, with how many arguments each takes: the value functions,
+/// and the blocks a page places (`table(METRIC, ROWS)`, `cost_split(ROWS)`,
+/// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`; rows as [`crate::rows`] selects).
+pub const FUNCTIONS: &[(&str, usize)] = &[
+    ("v", 1),
+    ("ratio", 2),
+    ("per", 2),
+    ("minus", 2),
+    ("table", 2),
+    ("cost_split", 1),
+    ("latencies", 2),
+    ("description", 1),
+];
 
 /// One value function call: its name and its arguments as written (references or numbers).
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]

@@ -45,6 +45,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "reports",
         &[
             "report",
+            "rows",
             "travel",
             "targets",
             "answers",

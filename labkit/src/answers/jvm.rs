@@ -472,7 +472,7 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
     let travel: Vec<Option<Travel>> = judged.iter().map(|(.., t)| *t).collect();
     Some(format!(
         "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {measurable} \
-         {claims} reproduce{differ}{unstable}{beyond}. {} {} {}",
+         {claims} reproduce{differ}{unstable}{beyond}.{} {} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
         travel_sentence(set, &travel),

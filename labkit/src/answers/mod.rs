@@ -31,8 +31,8 @@ mod rows;
 
 pub use file::*;
 pub use jvm::MODEL_BAND;
-pub use refs::fill_measured;
 use refs::*;
+pub use refs::{fill_measured, measured_value};
 use rows::*;
 
 /// A lab's answers file.
@@ -264,7 +264,7 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         format!("; {}", parts.join("; "))
     };
     Some(format!(
-        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}. {} {}",
+        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}.{} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
         outcomes.len(),

@@ -192,10 +192,17 @@ pub(super) fn call_text(set: &ResultSet, claim: &Claim, call: &Call) -> Result<S
 }
 
 /// `text` (report prose) with every value function filled with the value measured in `set` and
-/// the `settings` it names printed, so
-/// prose that cites numbers never has them typed by hand; a value the run lacks reads
-/// `(not measured)`, and a text the engine cannot render reads as the engine's error.
+/// the `settings` it names printed, so prose that cites numbers never has them typed by hand; a
+/// value the run lacks reads `(not measured)`, and a text the engine cannot render reads as the
+/// engine's error.
 pub fn fill_measured(text: &str, set: &ResultSet, settings: &[(&str, String)]) -> String {
+    let resolve = |call: &Call| Ok(measured_value(set, call));
+    template::render_page(text, &[], settings, Some(&resolve)).unwrap_or_else(|e| e)
+}
+
+/// What a value function in report prose prints: the value measured in `set`, or
+/// `(not measured)`.
+pub fn measured_value(set: &ResultSet, call: &Call) -> String {
     let context = Claim {
         claim: String::new(),
         seed: None,
@@ -209,8 +216,5 @@ pub fn fill_measured(text: &str, set: &ResultSet, settings: &[(&str, String)]) -
         own: false,
         unmeasurable: None,
     };
-    let resolve = |call: &Call| {
-        Ok(call_text(set, &context, call).unwrap_or_else(|_| "(not measured)".into()))
-    };
-    template::render_page(text, &[], settings, Some(&resolve)).unwrap_or_else(|e| e)
+    call_text(set, &context, call).unwrap_or_else(|_| "(not measured)".into())
 }

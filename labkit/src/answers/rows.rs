@@ -34,18 +34,22 @@ pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
         .unwrap_or((None, "—".to_owned()))
 }
 
-/// The sentence counting the rows' travel, for the verdict paragraph.
+/// The sentence counting the rows' travel, for the verdict paragraph; none without an earlier run
+/// (the trust section says so).
 pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
     let Some(previous) = set.previous.as_deref() else {
-        return "No earlier run was there to check these rows against: each is new.".to_owned();
+        return String::new();
     };
     let count = |t: Travel| travel.iter().filter(|x| **x == Some(t)).count();
+    let new = match count(Travel::New) {
+        0 => String::new(),
+        n => format!(", {n} new"),
+    };
     format!(
-        "Against the run this one replaced ({}, {}): {} rows held, **{} CPU-dependent**, {} new.",
+        " Last run ({}, {}): {} held, **{} CPU-dependent**{new}.",
         previous.environment.cpu_model,
         previous.environment.git_revision,
         count(Travel::Held),
         count(Travel::CpuDependent),
-        count(Travel::New)
     )
 }

@@ -384,7 +384,7 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
     let file = FILE.replacen(r#""claims": ["#, r#""verdict": "Done.", "claims": ["#, 1);
     let verdict = verdict_paragraph(&Answers::parse(&file).unwrap(), &replaced).unwrap();
     assert!(
-        verdict.contains("(Test CPU, abc1234): 0 rows held, **1 CPU-dependent**, 0 new."),
+        verdict.contains("Last run (Test CPU, abc1234): 0 held, **1 CPU-dependent**."),
         "{verdict}"
     );
 }

@@ -361,16 +361,21 @@ fn full_set(lab: &dyn crate::lab::Describe) -> ResultSet {
 /// The most words a report's verdict paragraph may take: a reviewer reads it in one go.
 pub const VERDICT_WORDS: usize = 120;
 
-/// The report renders from an empty set, from one record and from a full set: every slot filled,
-/// every chart a whole SVG, what a set holds shown, and a verdict paragraph of at most
-/// [`VERDICT_WORDS`] words.
+/// The report renders from an empty set, from one record, from a full set and from a full set
+/// that replaced another: every slot filled, every chart a whole SVG, what a set holds shown, and
+/// a verdict paragraph of at most [`VERDICT_WORDS`] words.
 pub fn report_renders(lab: &dyn LabReport) {
     let full = full_set(lab);
     let partial = result_set(lab, full.records[..1].to_vec());
+    let replacing = ResultSet {
+        previous: Some(Box::new(full.as_previous(&crate::travel::METRICS))),
+        ..full.clone()
+    };
     for (what, set) in [
         ("empty", result_set(lab, vec![])),
         ("partial", partial),
         ("full", full),
+        ("replacing", replacing),
     ] {
         let rendered = render(lab, &set).unwrap_or_else(|err| panic!("{what} set: {err}"));
         let verdict = lab

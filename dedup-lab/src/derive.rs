@@ -1,0 +1,47 @@
+//! The records dedup-lab derives from measured ones (footprint per producer still known, what a
+//! purge sweep adds to the publisher's tail), and the experiments a target names.
+
+use labkit::record::{Metric, Record, ResultSet};
+
+use crate::lab::{
+    BESIDE_INACTIVE, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth, LAB, PURGE_ADDED_TAIL, PURGE_SWEEP,
+};
+
+/// The records derived from measured ones: footprint per producer still known, and what a purge
+/// sweep adds to the publisher's p99.9.
+pub fn derived(set: &ResultSet) -> Vec<Record> {
+    let mut out = Vec::new();
+    for r in &set.records {
+        if r.id.experiment == FOOTPRINT
+            && r.metric == Metric::RetainedBytes
+            && let Ok(growth) = Growth::find(&r.id.parameter)
+        {
+            let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
+            out.push(Record::new(id, r.metric, r.value / growth.kept as f64));
+        }
+        if r.id.experiment == PURGE_SWEEP && r.metric == Metric::LatencyP999Ns {
+            let alone = r.id.with_case(BESIDE_INACTIVE, &r.id.parameter);
+            if let Some(alone) = set.find(&alone, r.metric) {
+                let id = r.id.with_case(PURGE_ADDED_TAIL, &r.id.parameter);
+                out.push(Record::new(id, r.metric, r.value - alone.value));
+            }
+        }
+    }
+    out
+}
+
+/// The experiments, with their parameters, a target's `experiment` stands for (a derived one
+/// has the parameters of the experiment it comes from).
+pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
+    let source = match name {
+        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
+        PURGE_ADDED_TAIL => PURGE_SWEEP,
+        other => other,
+    };
+    labkit::lab::experiment(&LAB, source)
+        .map(|e| {
+            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
+            vec![(name.to_owned(), parameters)]
+        })
+        .unwrap_or_default()
+}

@@ -1,0 +1,84 @@
+//! The rows a page template names for a table (`{{ table('ns-per-op', 'admission:threaded') }}`),
+//! read from the lab's description so a lab declares no row lists in Rust.
+//!
+//! A selector is one or more terms joined by `+`, each `EXPERIMENT` (every parameter),
+//! `EXPERIMENT:threaded` (parameters running more than one thread), `EXPERIMENT:counted` (those
+//! callgrind counts), `EXPERIMENT:PREFIX*` (parameters named from PREFIX on) or
+//! `DERIVED@EXPERIMENT` (EXPERIMENT's parameters as the rows of the records a lab derives under
+//! the name DERIVED).
+
+use crate::lab::{Describe, Parameter, experiment};
+use crate::report::Row;
+
+/// The rows `selector` names in `lab`'s description, labelled for a machine of `cores`.
+pub fn select(lab: &dyn Describe, selector: &str, cores: usize) -> Result<Vec<Row>, String> {
+    let mut rows = Vec::new();
+    for term in selector.split('+').map(str::trim) {
+        let (derived, rest) = match term.split_once('@') {
+            Some((derived, experiment)) => (Some(derived), experiment),
+            None => (None, term),
+        };
+        let (name, filter) = rest.split_once(':').unwrap_or((rest, ""));
+        let e = experiment(lab, name)?;
+        let keep = |p: &Parameter| match filter {
+            "" => true,
+            "threaded" => p.threads > 1,
+            "counted" => p.counted,
+            prefix => prefix
+                .strip_suffix('*')
+                .is_some_and(|prefix| p.name.starts_with(prefix)),
+        };
+        if !matches!(filter, "" | "threaded" | "counted") && !filter.ends_with('*') {
+            return Err(format!(
+                "`{term}`: a row filter is `threaded`, `counted` or `PREFIX*`"
+            ));
+        }
+        rows.extend(
+            e.parameters
+                .iter()
+                .filter(|p| keep(p))
+                .map(|p| Row::of(e, p, cores))
+                .map(|row| match derived {
+                    Some(derived) => Row {
+                        experiment: derived.to_owned(),
+                        ..row
+                    },
+                    None => row,
+                }),
+        );
+    }
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::fixture::TINY;
+
+    #[test]
+    fn selectors_name_rows_from_the_description() {
+        let names = |selector: &str| -> Vec<String> {
+            select(&TINY, selector, 2)
+                .unwrap()
+                .iter()
+                .map(|r| format!("{}/{}", r.experiment, r.parameter))
+                .collect()
+        };
+        let all = names("op");
+        assert!(!all.is_empty());
+        assert!(all.iter().all(|n| n.starts_with("op/")), "{all:?}");
+        let derived = names("per-entry@op");
+        assert_eq!(derived.len(), all.len());
+        assert!(derived.iter().all(|n| n.starts_with("per-entry/")));
+        let both = names("op + per-entry@op");
+        assert_eq!(both.len(), 2 * all.len());
+        let first = &all[0]["op/".len()..];
+        assert_eq!(names(&format!("op:{first}*")).first(), Some(&all[0]));
+        assert!(
+            select(&TINY, "op:fast", 2)
+                .unwrap_err()
+                .contains("a row filter")
+        );
+        assert!(select(&TINY, "absent", 2).is_err());
+    }
+}
