@@ -6,6 +6,7 @@
 mod binaries;
 mod collect;
 mod compare;
+mod justfile;
 mod labs;
 mod output;
 mod passes;
