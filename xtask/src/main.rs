@@ -273,6 +273,9 @@ fn bench(args: &BenchArgs) -> Result<()> {
     if let Some(dir) = args.out_dir.as_deref() {
         output::ensure_writable(dir)?;
     }
+    if let Some(against) = args.against.as_deref().filter(|d| !d.is_dir()) {
+        bail!("--against {}: no such directory of results", against.display());
+    }
     let (chosen, words) = chosen_labs(labs::all()?, &args.words)?;
     binaries::lab_tools(&chosen)?;
     let mode = args.mode.mode();
