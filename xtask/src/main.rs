@@ -274,7 +274,10 @@ fn bench(args: &BenchArgs) -> Result<()> {
         output::ensure_writable(dir)?;
     }
     if let Some(against) = args.against.as_deref().filter(|d| !d.is_dir()) {
-        bail!("--against {}: no such directory of results", against.display());
+        bail!(
+            "--against {}: no such directory of results",
+            against.display()
+        );
     }
     let (chosen, words) = chosen_labs(labs::all()?, &args.words)?;
     binaries::lab_tools(&chosen)?;
