@@ -98,7 +98,7 @@ mod tests {
                 &["cargo xtask bench".into()],
             );
             assert!(
-                text.contains("| Case | time/op |"),
+                text.contains("| Case | ") && text.contains(" | time/op |"),
                 "{}: {text}",
                 lab.name()
             );
