@@ -250,8 +250,8 @@ fn experiments() -> Vec<Typed<Target>> {
 }
 
 impl Describe for DedupLab {
-    fn seed_cases(&self) -> Vec<labkit::lab::SeedCase> {
-        crate::report::answers().seed_cases()
+    fn claimed_cases(&self) -> Vec<labkit::lab::ClaimedCase> {
+        crate::report::answers().claimed_cases()
     }
 
     fn name(&self) -> &'static str {

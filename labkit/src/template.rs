@@ -80,7 +80,7 @@ pub fn render_page(
     // collects the calls, the caller's resolver answers each, a second pass prints the answers.
     // Value functions only print, so both passes take the same path through the template.
     let collected = Arc::new(Mutex::new(BTreeSet::new()));
-    let first = environment(Answers::Collect(Arc::clone(&collected)));
+    let first = environment(Pass::Collect(Arc::clone(&collected)));
     render_with(&first, template, &context)?;
     let calls = std::mem::take(&mut *collected.lock().unwrap_or_else(|e| e.into_inner()));
     let mut answers = HashMap::new();
@@ -95,7 +95,7 @@ pub fn render_page(
         answers.insert(call, text);
     }
     render_with(
-        &environment(Answers::Print(Arc::new(answers))),
+        &environment(Pass::Print(Arc::new(answers))),
         template,
         &context,
     )
@@ -114,13 +114,14 @@ fn names_printed(template: &str) -> Result<BTreeSet<String>, String> {
     Ok(parsed.undeclared_variables(false).into_iter().collect())
 }
 
+/// What the template functions do in each pass: collect the calls, then print what they resolved to.
 #[derive(Clone)]
-enum Answers {
+enum Pass {
     Collect(Arc<Mutex<BTreeSet<Call>>>),
     Print(Arc<HashMap<Call, String>>),
 }
 
-fn environment(answers: Answers) -> Environment<'static> {
+fn environment(pass: Pass) -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);
     env.set_syntax(
@@ -130,7 +131,7 @@ fn environment(answers: Answers) -> Environment<'static> {
             .expect("the default delimiters are valid"),
     );
     for &(function, arity) in FUNCTIONS {
-        let answers = answers.clone();
+        let pass = pass.clone();
         env.add_function(
             function,
             move |args: Rest<Value>| -> Result<String, Error> {
@@ -144,12 +145,12 @@ fn environment(answers: Answers) -> Environment<'static> {
                     function,
                     args: args.iter().map(argument).collect(),
                 };
-                match &answers {
-                    Answers::Collect(calls) => {
+                match &pass {
+                    Pass::Collect(calls) => {
                         calls.lock().unwrap_or_else(|e| e.into_inner()).insert(call);
                         Ok(String::new())
                     }
-                    Answers::Print(printed) => printed.get(&call).cloned().ok_or_else(|| {
+                    Pass::Print(printed) => printed.get(&call).cloned().ok_or_else(|| {
                         Error::new(ErrorKind::InvalidOperation, "a value the first pass missed")
                     }),
                 }

@@ -6,13 +6,21 @@
 
 use crate::compare::{Comparison, Verdict, compare_in, decisive};
 pub use crate::compare::{Travel, travel_of as of};
-use crate::record::{Baselines, BenchId, Metric, ResultSet, Role, is_floor};
+use crate::lab::ClaimedCase;
+use crate::record::{Baselines, BenchId, Metric, Record, ResultSet, Role, is_floor};
 use crate::report::verdict_word;
 use crate::table::{Align, Table};
 
-/// The metrics a run keeps of the one it replaced: wall time (and the throughput the answers may
-/// cite) and the tail.
-pub const METRICS: [Metric; 3] = [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP99Ns];
+/// The metrics a run keeps of the one it replaced for its travel table: wall time (and the
+/// throughput it mirrors) and the tail.
+const METRICS: [Metric; 3] = [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP99Ns];
+
+/// Whether a run keeps `record` of the one it replaced: a metric the travel table counts, or a
+/// case the lab's answers claim something on (measured or derived), so every answer row can say
+/// whether its verdict held.
+pub fn kept(record: &Record, claimed: &[ClaimedCase]) -> bool {
+    METRICS.contains(&record.metric) || claimed.iter().any(|c| c.covers(record))
+}
 
 /// The metrics the travel table counts: time and tail (throughput mirrors time per op).
 const COUNTED: [Metric; 2] = [Metric::NsPerOp, Metric::LatencyP99Ns];
@@ -33,6 +41,9 @@ pub fn before(set: &ResultSet, old: &BenchId, new: &BenchId, metric: Metric) -> 
     Some(compare_in(previous, o, n))
 }
 
+/// A row's travel when neither run decided its verdict.
+pub const NEITHER: &str = "decided in neither run";
+
 /// A row's travel in words, for an answer: `held`, `new`, or where it went another way
 /// (`slower here, faster on the Intel Xeon run of c29ad9f`).
 pub fn row_text(
@@ -50,7 +61,7 @@ pub fn row_text(
             previous.environment.git_revision
         ),
         (Some(t), ..) => t.word().to_owned(),
-        (None, ..) => "undecided on both".to_owned(),
+        (None, ..) => NEITHER.to_owned(),
     }
 }
 
@@ -93,27 +104,75 @@ fn effect(c: &Comparison) -> f64 {
     (c.ratio - 1.0).abs()
 }
 
-fn reversed(now: Verdict, before: Verdict) -> bool {
-    matches!(
-        (now, before),
-        (Verdict::Better, Verdict::Worse) | (Verdict::Worse, Verdict::Better)
-    )
+/// What became of one cell's verdict between the two runs: every cell decided in either run
+/// falls in exactly one of these, so the travel table's columns add up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Outcome {
+    /// The same verdict in both.
+    Held,
+    /// Faster in one, slower in the other.
+    Reversed,
+    /// The same within the margin in one, faster or slower in the other.
+    SameAndMoved,
+    /// Decided here, unstable or inconclusive there.
+    NotDecidedThere,
+    /// Decided here, not measured there.
+    New,
+    /// Decided there, unstable or inconclusive here.
+    DecidedThereOnly,
+    /// Decided in neither.
+    Neither,
 }
 
-/// The travel table: per effect bin, the verdicts decided here, how many held, reversed or were
-/// not decisive there, how many are new, and how many cells' median ratio moved by > 10 %.
+impl Outcome {
+    fn of(cell: &Cell) -> Self {
+        let now = cell.now.verdict;
+        match cell.before.as_ref().map(|b| b.verdict) {
+            None if decisive(now) => Self::New,
+            None => Self::Neither,
+            Some(before) => match (decisive(now), decisive(before)) {
+                (false, false) => Self::Neither,
+                (false, true) => Self::DecidedThereOnly,
+                (true, false) => Self::NotDecidedThere,
+                (true, true) if now == before => Self::Held,
+                (true, true) if now == Verdict::Same || before == Verdict::Same => {
+                    Self::SameAndMoved
+                }
+                (true, true) => Self::Reversed,
+            },
+        }
+    }
+}
+
+/// The travel table's columns after the effect: what they count, and the outcomes counted.
+const COLUMNS: [(&str, &[Outcome]); 7] = [
+    (
+        "decided here",
+        &[
+            Outcome::Held,
+            Outcome::Reversed,
+            Outcome::SameAndMoved,
+            Outcome::NotDecidedThere,
+            Outcome::New,
+        ],
+    ),
+    ("held", &[Outcome::Held]),
+    ("reversed there", &[Outcome::Reversed]),
+    ("same ↔ faster or slower", &[Outcome::SameAndMoved]),
+    ("not decided there", &[Outcome::NotDecidedThere]),
+    ("new", &[Outcome::New]),
+    ("decided there only", &[Outcome::DecidedThereOnly]),
+];
+
+/// The travel table: per effect bin, the verdicts decided here and what became of them there
+/// (the five after "decided here" add up to it), the verdicts decided there only, and how many
+/// cells' median ratio moved by > 10 %.
 fn table(cells: &[Cell]) -> Table {
     let mut t = Table::new().column("effect here", Align::Left);
-    for header in [
-        "decided here",
-        "held",
-        "reversed there",
-        "not decided there",
-        "new",
-        "median ratio moved > 10 %",
-    ] {
+    for (header, _) in COLUMNS {
         t = t.column(header, Align::Right);
     }
+    t = t.column("median ratio moved > 10 %", Align::Right);
     let bins = BINS.iter().enumerate().map(|(i, (low, label))| {
         let high = BINS.get(i + 1).map_or(f64::INFINITY, |(h, _)| *h);
         (label.to_string(), *low, high)
@@ -123,30 +182,25 @@ fn table(cells: &[Cell]) -> Table {
             .iter()
             .filter(|c| (low..high).contains(&effect(&c.now)))
             .collect();
-        let decided: Vec<&&Cell> = inside.iter().filter(|c| decisive(c.now.verdict)).collect();
-        let count = |f: &dyn Fn(&Cell) -> bool| decided.iter().filter(|c| f(c)).count();
-        let compared: Vec<&&Cell> = inside.iter().filter(|c| c.before.is_some()).collect();
+        let outcomes: Vec<Outcome> = inside.iter().map(|c| Outcome::of(c)).collect();
+        let compared: Vec<(&Comparison, &Comparison)> = inside
+            .iter()
+            .filter_map(|c| Some((&c.now, c.before.as_ref()?)))
+            .collect();
         let moved = compared
             .iter()
-            .filter(|c| {
-                let before = c.before.as_ref().expect("filtered");
-                (c.now.ratio / before.ratio - 1.0).abs() > 0.10
-            })
+            .filter(|(now, before)| (now.ratio / before.ratio - 1.0).abs() > 0.10)
             .count();
-        t.row(vec![
-            label,
-            decided.len().to_string(),
-            count(&|c| of(&c.now, c.before.as_ref()) == Some(Travel::Held)).to_string(),
-            count(&|c| {
-                c.before
-                    .as_ref()
-                    .is_some_and(|b| reversed(c.now.verdict, b.verdict))
-            })
-            .to_string(),
-            count(&|c| c.before.as_ref().is_some_and(|b| !decisive(b.verdict))).to_string(),
-            count(&|c| c.before.is_none()).to_string(),
-            format!("{moved} of {}", compared.len()),
-        ]);
+        let mut row = vec![label];
+        row.extend(COLUMNS.iter().map(|(_, counted)| {
+            outcomes
+                .iter()
+                .filter(|o| counted.contains(o))
+                .count()
+                .to_string()
+        }));
+        row.push(format!("{moved} of {}", compared.len()));
+        t.row(row);
     }
     t
 }
@@ -235,7 +289,8 @@ pub fn section(set: &ResultSet, baselines: &Baselines) -> String {
     format!(
         "{heading}{}\nDesign cells against their baseline (ns/op and p99; A/A and slowed twins \
          apart), each run with its own passes and margin, by this run's effect \
-         (|median ratio − 1|):\n\n{}\n{smallest}\n",
+         (|median ratio − 1|); the five columns after \"decided here\" add up to it:\n\n{}\n\
+         {smallest}\n",
         environments(set, previous).render(),
         table(&cells).render()
     )
@@ -265,12 +320,16 @@ mod tests {
                 passes("flip", &scaled(0.7)),
                 passes("wobble", &scaled(0.95)),
                 passes("fresh", &scaled(2.0)),
+                passes("steady", &up),
+                passes("lost", &noisy),
             ],
             vec![
                 passes("base", &up),
                 passes("fast", &scaled(0.55)),
                 passes("flip", &scaled(1.3)),
                 passes("wobble", &noisy),
+                passes("steady", &scaled(0.8)),
+                passes("lost", &scaled(0.6)),
             ],
         );
         let id = |i: &str| BenchId::new("op", i, "small");
@@ -303,9 +362,9 @@ mod tests {
             "{section}"
         );
         assert!(
-            section.contains("| ≥ 25 % | 3 | 1 | 1 | 0 | 1 | 1 of 2 |")
-                && section.contains("| < 10 % | 1 | 0 | 0 | 1 | 0 | 1 of 1 |")
-                && section.contains("| all | 4 | 1 | 1 | 1 | 1 | 2 of 3 |"),
+            section.contains("| ≥ 25 % | 3 | 1 | 1 | 0 | 0 | 1 | 1 | 2 of 3 |")
+                && section.contains("| < 10 % | 2 | 0 | 0 | 1 | 1 | 0 | 0 | 2 of 2 |")
+                && section.contains("| all | 5 | 1 | 1 | 1 | 1 | 1 | 1 | 4 of 5 |"),
             "{section}"
         );
         assert!(
@@ -314,6 +373,23 @@ mod tests {
         );
         let alone = ResultSet::of(vec![passes("base", &up)]);
         assert!(section_without_previous(&alone).contains("every one is `new`"));
+    }
+
+    #[test]
+    fn a_run_keeps_the_timed_records_and_every_claimed_case_of_the_one_it_replaces() {
+        let claimed = [ClaimedCase {
+            experiment: "op".into(),
+            parameter: "small".into(),
+            metric: Metric::PeakHeapBytes,
+            seed: None,
+        }];
+        let record = |parameter: &str, metric: Metric| {
+            Record::new(BenchId::new("op", "any", parameter), metric, 1.0)
+        };
+        assert!(kept(&record("large", Metric::NsPerOp), &claimed));
+        assert!(kept(&record("small", Metric::PeakHeapBytes), &claimed));
+        assert!(!kept(&record("large", Metric::PeakHeapBytes), &claimed));
+        assert!(!kept(&record("small", Metric::AllocsPerOp), &claimed));
     }
 
     fn section_without_previous(set: &ResultSet) -> String {

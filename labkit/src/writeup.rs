@@ -5,7 +5,7 @@
 //! writeup --measure` runs a paired comparison first and adds its table.
 
 use crate::compare::{Verdict, compare_in};
-use crate::lab::{Describe, SeedCase, Selection};
+use crate::lab::{ClaimedCase, Describe, Selection};
 use crate::record::{BenchId, Metric, ResultSet};
 use crate::report::{
     Row, censored_cell, environment_section, format_scaled, values_ratio_note, verdict_word,
@@ -64,10 +64,11 @@ fn cell(
 }
 
 /// What the seed published on a case (`1,436 → 114.3 ns/op (0.080×)`), beside the lab's own.
-fn seed_cell(seeds: &[SeedCase], experiment: &str, parameter: &str) -> Option<String> {
-    let figures: Vec<String> = seeds
+fn seed_cell(claimed: &[ClaimedCase], experiment: &str, parameter: &str) -> Option<String> {
+    let figures: Vec<String> = claimed
         .iter()
-        .filter(|s| s.experiment == experiment && s.parameter == parameter)
+        .filter(|c| c.experiment == experiment && c.parameter == parameter)
+        .filter_map(|c| c.seed.as_ref())
         .map(|s| {
             format!(
                 "{} → {} {} ({}×)",
@@ -154,8 +155,8 @@ pub fn writeup(
     let shown: Vec<usize> = (0..COLUMNS.len())
         .filter(|i| cells.iter().any(|(_, c)| c[*i].is_some()))
         .collect();
-    let seeds = lab.seed_cases();
-    let seed_cell = |row: &Row| seed_cell(&seeds, &row.experiment, &row.parameter);
+    let claimed = lab.claimed_cases();
+    let seed_cell = |row: &Row| seed_cell(&claimed, &row.experiment, &row.parameter);
     let with_seed = cells.iter().any(|(row, _)| seed_cell(row).is_some());
     let mut table = Table::new().column("Case", Align::Left);
     if with_seed {
@@ -296,14 +297,25 @@ mod tests {
         );
         // The seed's figure on a case sits beside the lab's, in its own unit.
         let seeded = crate::lab::Description {
-            seed_cases: vec![SeedCase {
-                experiment: "op".into(),
-                parameter: "small".into(),
-                metric: Metric::NsPerOp,
-                old: 40.0,
-                new: 10.0,
-                unit: "ns/op".into(),
-            }],
+            claimed_cases: vec![
+                ClaimedCase {
+                    experiment: "op".into(),
+                    parameter: "small".into(),
+                    metric: Metric::NsPerOp,
+                    seed: Some(crate::lab::SeedFigure {
+                        old: 40.0,
+                        new: 10.0,
+                        unit: "ns/op".into(),
+                    }),
+                },
+                // A claim without a figure prints none.
+                ClaimedCase {
+                    experiment: "op".into(),
+                    parameter: "large".into(),
+                    metric: Metric::NsPerOp,
+                    seed: None,
+                },
+            ],
             ..crate::lab::Description::of(&TINY)
         };
         let beside = writeup(&seeded, &set, "base", "fast", &Selection::default(), &[]);

@@ -55,19 +55,19 @@ pub fn results_file(lab: &dyn Describe, dir: &Path) -> PathBuf {
 }
 
 /// What `lab`'s results in `dir` keep for a new run of `mode` to check its verdicts against
-/// ([`ResultSet::as_previous`]): none when there are none, or they are of another mode, or they
-/// do not read (said on stderr; the run goes on).
+/// ([`ResultSet::as_previous`], [`labkit::travel::kept`]): the records the travel table counts and
+/// every claimed case's, derived ones included (the lab's binary derives them as it does for its
+/// report). None when there are none, or they are of another mode, or they do not read (said on
+/// stderr; the run goes on).
 pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<ResultSet> {
     let path = results_file(lab, dir);
     if !path.exists() {
         return None;
     }
-    match ResultSet::load(&path) {
+    match with_derived(lab, &path) {
         Ok(set) if set.mode == mode => {
-            // The verdicts checked for travel, and those the lab's answers stand on.
-            let mut metrics = labkit::travel::METRICS.to_vec();
-            metrics.extend(lab.seed_cases().iter().map(|c| c.metric));
-            Some(set.as_previous(&metrics))
+            let claimed = lab.claimed_cases();
+            Some(set.as_previous(|r| labkit::travel::kept(r, &claimed)))
         }
         Ok(_) => {
             eprintln!(

@@ -30,7 +30,9 @@ pub(crate) fn rerun(args: &RerunArgs) -> Result<()> {
         let baselines = labkit::lab::baselines(lab);
         let (first, second) = (load(&args.first)?, load(&args.second)?);
         let against = ResultSet {
-            previous: Some(Box::new(first.as_previous(&labkit::travel::METRICS))),
+            previous: Some(Box::new(
+                first.as_previous(|r| labkit::travel::kept(r, &[])),
+            )),
             ..second.clone()
         };
         travel.push_str(&format!(

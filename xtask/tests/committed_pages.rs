@@ -72,6 +72,44 @@ fn every_report_says_which_verdicts_travelled() {
                 "{lab}.md: an answers table without its travel column: {header}"
             );
         }
+        travel_columns_add_up(lab, &page);
+    }
+}
+
+/// In the travel table, each verdict decided here is held, reversed, same ↔ faster or slower,
+/// not decided there, or new: those five columns add up to "decided here".
+fn travel_columns_add_up(lab: &str, page: &str) {
+    let mut lines = page
+        .lines()
+        .skip_while(|l| !l.starts_with("| effect here |"));
+    let header = lines
+        .next()
+        .unwrap_or_else(|| panic!("{lab}.md: no travel table"));
+    assert!(
+        header.starts_with(
+            "| effect here | decided here | held | reversed there | same ↔ faster or slower | \
+             not decided there | new | decided there only |"
+        ),
+        "{lab}.md: {header}"
+    );
+    let rows: Vec<&str> = lines.skip(1).take_while(|l| l.starts_with('|')).collect();
+    assert!(!rows.is_empty(), "{lab}.md: an empty travel table");
+    for row in rows {
+        let counts: Vec<usize> = row
+            .split('|')
+            .skip(2)
+            .take(6)
+            .map(|c| {
+                c.trim()
+                    .parse()
+                    .unwrap_or_else(|_| panic!("{lab}.md: {row}"))
+            })
+            .collect();
+        assert_eq!(
+            counts[0],
+            counts[1..].iter().sum::<usize>(),
+            "{lab}.md: a travel row that does not add up: {row}"
+        );
     }
 }
 

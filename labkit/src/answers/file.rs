@@ -3,6 +3,8 @@
 
 use serde::Deserialize;
 
+use crate::lab::SeedFigure;
+
 /// The write-up's Java designs as the lab runs them on the JVM, and the Rust designs beside them.
 #[derive(Debug, Clone, Deserialize)]
 pub struct JvmSide {
@@ -75,13 +77,6 @@ pub struct Claim {
     /// Why the lab cannot measure this claim, when it cannot.
     #[serde(default)]
     pub unmeasurable: Option<String>,
-}
-
-#[derive(Debug, Clone, Deserialize)]
-pub struct SeedFigure {
-    pub old: f64,
-    pub new: f64,
-    pub unit: String,
 }
 
 /// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds;

@@ -121,19 +121,18 @@ impl Answers {
         Ok(answers)
     }
 
-    /// The seed's figures on the lab's cases, for write-ups ([`crate::lab::Describe::seed_cases`]).
-    pub fn seed_cases(&self) -> Vec<crate::lab::SeedCase> {
+    /// Every case a claim is answered on, with the seed's figure where it has one
+    /// ([`crate::lab::Describe::claimed_cases`]); a claim the lab cannot measure has none.
+    pub fn claimed_cases(&self) -> Vec<crate::lab::ClaimedCase> {
         self.claims
             .iter()
+            .filter(|claim| claim.unmeasurable.is_none())
             .filter_map(|claim| {
-                let seed = claim.seed.as_ref()?;
-                Some(crate::lab::SeedCase {
+                Some(crate::lab::ClaimedCase {
                     experiment: claim.experiment.clone(),
                     parameter: claim.parameter.clone(),
                     metric: Metric::from_key(&claim.metric).ok()?,
-                    old: seed.old,
-                    new: seed.new,
-                    unit: seed.unit.clone(),
+                    seed: claim.seed.clone(),
                 })
             })
             .collect()

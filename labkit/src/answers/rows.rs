@@ -25,12 +25,14 @@ pub(super) fn pair_travel(
 }
 
 /// A row's travel from its pairs': a pair that went another way there decides it, then a pair
-/// not measured there; held only when every pair held.
+/// not measured there; held only when every pair held; otherwise the words its pairs give
+/// ([`travel::NEITHER`]), or "—" when no pair was measured.
 pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
     let find = |t: Travel| pairs.iter().find(|(p, _)| *p == Some(t)).cloned();
     find(Travel::CpuDependent)
         .or_else(|| find(Travel::New))
         .or_else(|| find(Travel::Held))
+        .or_else(|| pairs.first().cloned())
         .unwrap_or((None, "—".to_owned()))
 }
 
@@ -52,4 +54,30 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
         count(Travel::Held),
         count(Travel::CpuDependent),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_row_takes_the_worst_travel_of_its_pairs_and_one_wording_when_none_decided() {
+        let pair = |t: Option<Travel>, text: &str| (t, text.to_owned());
+        let neither = pair(None, travel::NEITHER);
+        assert_eq!(
+            row_travel(vec![
+                pair(Some(Travel::Held), "held"),
+                pair(Some(Travel::CpuDependent), "cpu"),
+                pair(Some(Travel::New), "new"),
+            ])
+            .1,
+            "cpu"
+        );
+        assert_eq!(
+            row_travel(vec![neither.clone(), pair(Some(Travel::Held), "held")]).1,
+            "held"
+        );
+        assert_eq!(row_travel(vec![neither.clone()]), neither);
+        assert_eq!(row_travel(vec![]), (None, "—".to_owned()));
+    }
 }

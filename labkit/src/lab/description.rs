@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{Describe, Experiment, SeedCase, Timing};
+use super::{ClaimedCase, Describe, Experiment, Timing};
 use crate::callgrind::Buckets;
 use crate::record::RunMode;
 use crate::tools::Tool;
@@ -35,9 +35,9 @@ pub struct Description {
     /// [`Describe::jvm_designs`].
     #[serde(default, deserialize_with = "kept_strs")]
     pub jvm_designs: Vec<Kept>,
-    /// [`Describe::seed_cases`].
+    /// [`Describe::claimed_cases`].
     #[serde(default)]
-    pub seed_cases: Vec<SeedCase>,
+    pub claimed_cases: Vec<ClaimedCase>,
 }
 
 const MODES: [RunMode; 3] = [RunMode::Full, RunMode::Quick, RunMode::Smoke];
@@ -57,7 +57,7 @@ impl Description {
             tools: lab.tools(),
             quick_selection: lab.quick_selection(),
             jvm_designs: lab.jvm_designs(),
-            seed_cases: lab.seed_cases(),
+            claimed_cases: lab.claimed_cases(),
         }
     }
 
@@ -111,8 +111,8 @@ impl Describe for Description {
         self.jvm_designs.clone()
     }
 
-    fn seed_cases(&self) -> Vec<SeedCase> {
-        self.seed_cases.clone()
+    fn claimed_cases(&self) -> Vec<ClaimedCase> {
+        self.claimed_cases.clone()
     }
 }
 

@@ -326,20 +326,39 @@ pub trait Describe: Sync {
         Vec::new()
     }
 
-    /// The seed's published figures on the lab's cases, for write-ups to print beside the lab's
-    /// own: the figures the lab's answers file states (`crate::answers::Answers::seed_cases`).
-    fn seed_cases(&self) -> Vec<SeedCase> {
+    /// Every case the lab's answers claim something on, with the seed's figure where it
+    /// published one (`crate::answers::Answers::claimed_cases`): write-ups print the figure beside
+    /// the lab's, and a full run keeps these records of the run it replaces, so each answer row
+    /// can say whether its verdict held.
+    fn claimed_cases(&self) -> Vec<ClaimedCase> {
         Vec::new()
+    }
+}
+
+/// A case one of the lab's answers claims something on.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClaimedCase {
+    pub experiment: String,
+    pub parameter: String,
+    pub metric: Metric,
+    /// What the seed published on it, when it did.
+    #[serde(default)]
+    pub seed: Option<SeedFigure>,
+}
+
+impl ClaimedCase {
+    /// Whether `record` is of this case (any implementation).
+    pub fn covers(&self, record: &crate::record::Record) -> bool {
+        record.id.experiment == self.experiment
+            && record.id.parameter == self.parameter
+            && record.metric == self.metric
     }
 }
 
 /// A figure the seed published for one of the lab's cases: before and after the change it
 /// measured, in its own unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeedCase {
-    pub experiment: String,
-    pub parameter: String,
-    pub metric: Metric,
+pub struct SeedFigure {
     pub old: f64,
     pub new: f64,
     pub unit: String,

@@ -245,14 +245,14 @@ pub struct ResultSet {
 
 impl ResultSet {
     /// What a later run keeps of this one to compare its verdicts with: the environment, the
-    /// timing (its margin) and the records on `metrics`, without histograms, repeats or this
-    /// run's own previous run.
-    pub fn as_previous(&self, metrics: &[Metric]) -> ResultSet {
+    /// timing (its margin) and the records `keep` chooses ([`crate::travel::kept`]), without
+    /// histograms, repeats or this run's own previous run.
+    pub fn as_previous(&self, keep: impl Fn(&Record) -> bool) -> ResultSet {
         ResultSet {
             records: self
                 .records
                 .iter()
-                .filter(|r| metrics.contains(&r.metric))
+                .filter(|r| keep(r))
                 .map(|r| Record {
                     histogram: None,
                     ..r.clone()

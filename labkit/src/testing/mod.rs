@@ -368,7 +368,9 @@ pub fn report_renders(lab: &dyn LabReport) {
     let full = full_set(lab);
     let partial = result_set(lab, full.records[..1].to_vec());
     let replacing = ResultSet {
-        previous: Some(Box::new(full.as_previous(&crate::travel::METRICS))),
+        previous: Some(Box::new(
+            full.as_previous(|r| crate::travel::kept(r, &lab.claimed_cases())),
+        )),
         ..full.clone()
     };
     for (what, set) in [

@@ -3,7 +3,8 @@
 //! held in every pass, and where the wall-time verdict and the deterministic cost model disagree.
 
 use crate::compare::{
-    MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, nominal_false_positive_rate,
+    MIN_PASSES, STANDARD_PASSES, Verdict, agreeing_needed, compare, decisive,
+    nominal_false_positive_rate,
 };
 use crate::record::{Baselines, BenchId, LinkOrder, Metric, Record, ResultSet, Role};
 use crate::record::{SLOWED_BY, is_floor};
@@ -424,7 +425,6 @@ pub fn rerun(
     metrics: &[Metric],
     single_threaded: &dyn Fn(&BenchId) -> bool,
 ) -> Rerun {
-    let decisive = |v: Verdict| matches!(v, Verdict::Better | Verdict::Worse | Verdict::Same);
     let margin = |set: &ResultSet| set.timing.and_then(|t| t.same_within);
     let mut outcome = Rerun::default();
     for cell in first.records.iter().filter(|r| metrics.contains(&r.metric)) {
