@@ -380,6 +380,7 @@ impl LabReport for CoalesceLab {
             ]),
             charts,
             settings: settings::settings(),
+            groups: Vec::new(),
         }
     }
 }

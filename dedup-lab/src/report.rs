@@ -127,7 +127,6 @@ impl LabReport for DedupLab {
         }));
         let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {
-            trust: None,
             answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")).blocks(target_blocks(
                 set,
@@ -144,6 +143,7 @@ impl LabReport for DedupLab {
             ]),
             charts,
             settings: settings(),
+            ..Document::default()
         }
     }
 }

@@ -36,6 +36,9 @@ pub struct Document {
     /// The workload's settings the prose names (users, deadlines, sizes), taken from the code
     /// that ran so that no template types them: `{{ name }}` in any page or measured block.
     pub settings: Vec<(&'static str, String)>,
+    /// Groups of the lab's cases a page's template loops over, each item a few named fields
+    /// (`{% for shape in shapes %}{{ table('ops-per-sec', shape.name) }}{% endfor %}`).
+    pub groups: Vec<(&'static str, Vec<template::Item<'static>>)>,
 }
 
 /// A prose template ([`crate::template`]) and what fills its `{{ slots }}`.
@@ -204,7 +207,13 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
             .iter()
             .map(|(slot, block)| (slot.as_str(), blocks.markdown(block)))
             .collect();
-        template::render_page(&page.template, &values, &document.settings, Some(&resolve))
+        template::render_looped(
+            &page.template,
+            &values,
+            &document.settings,
+            &document.groups,
+            Some(&resolve),
+        )
     };
     let body = page(&document.main)?;
     let details_body = page(&document.details)?;

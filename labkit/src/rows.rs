@@ -5,7 +5,8 @@
 //! `EXPERIMENT:threaded` (parameters running more than one thread), `EXPERIMENT:counted` (those
 //! callgrind counts), `EXPERIMENT:PREFIX*` (parameters named from PREFIX on) or
 //! `DERIVED@EXPERIMENT` (EXPERIMENT's parameters as the rows of the records a lab derives under
-//! the name DERIVED).
+//! the name DERIVED). Rows of more than one experiment are labelled `EXPERIMENT · …`, since two
+//! experiments may name their parameters alike.
 
 use crate::lab::{Describe, Parameter, experiment};
 use crate::report::Row;
@@ -47,6 +48,12 @@ pub fn select(lab: &dyn Describe, selector: &str, cores: usize) -> Result<Vec<Ro
                 }),
         );
     }
+    let first = rows.first().map(|r| r.experiment.clone());
+    if rows.iter().any(|r| Some(&r.experiment) != first.as_ref()) {
+        for row in &mut rows {
+            row.label = format!("{} · {}", row.experiment, row.label);
+        }
+    }
     Ok(rows)
 }
 
@@ -72,6 +79,17 @@ mod tests {
         assert!(derived.iter().all(|n| n.starts_with("per-entry/")));
         let both = names("op + per-entry@op");
         assert_eq!(both.len(), 2 * all.len());
+        let labels = |selector: &str| -> Vec<String> {
+            let rows = select(&TINY, selector, 2).unwrap();
+            rows.into_iter().map(|r| r.label).collect()
+        };
+        assert!(labels("op").iter().all(|l| !l.contains(" · ")));
+        assert!(
+            labels("op + per-entry@op")
+                .iter()
+                .all(|l| l.starts_with("op · ") || l.starts_with("per-entry · ")),
+            "two experiments' rows say which is which"
+        );
         let first = &all[0]["op/".len()..];
         assert_eq!(names(&format!("op:{first}*")).first(), Some(&all[0]));
         assert!(

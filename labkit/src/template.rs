@@ -47,12 +47,30 @@ pub fn render(
     render_page(template, slots, &[], resolve)
 }
 
+/// Items a template loops over (`{% for shape in shapes %}{{ shape.name }}{% endfor %}`), each a
+/// few named fields: the lab's experiment groups, so a page repeats a section without Rust.
+pub type Groups<'a> = &'a [(&'a str, Vec<Item<'a>>)];
+
+/// One item of a group: its named fields.
+pub type Item<'a> = Vec<(&'a str, String)>;
+
 /// [`render`] with `fields` besides the slots: names the template may print or leave out (the
 /// workload's settings a page's prose names, a row's parameter).
 pub fn render_page(
     template: &str,
     slots: &[(&str, String)],
     fields: &[(&str, String)],
+    resolve: Option<Resolve>,
+) -> Result<String, String> {
+    render_looped(template, slots, fields, &[], resolve)
+}
+
+/// [`render_page`] with `groups` to loop over.
+pub fn render_looped(
+    template: &str,
+    slots: &[(&str, String)],
+    fields: &[(&str, String)],
+    groups: Groups,
     resolve: Option<Resolve>,
 ) -> Result<String, String> {
     let printed = names_printed(template)?;
@@ -62,19 +80,36 @@ pub fn render_page(
             "value `{name}` has no `{{{{ {name} }}}}` slot in the template"
         ));
     }
-    let known = |name: &str| slots.iter().chain(fields).any(|(known, _)| *known == name);
+    let known = |name: &str| {
+        slots.iter().chain(fields).any(|(known, _)| *known == name)
+            || groups.iter().any(|(known, _)| *known == name)
+    };
     if let Some(name) = printed
         .iter()
         .find(|n| !functions.contains(n.as_str()) && !known(n))
     {
         return Err(format!("template slot `{{{{ {name} }}}}` has no value"));
     }
+    type Map = std::collections::BTreeMap<String, Value>;
+    let item = |fields: &Item| {
+        Value::from(
+            fields
+                .iter()
+                .map(|(k, v)| ((*k).to_owned(), Value::from(v.clone())))
+                .collect::<Map>(),
+        )
+    };
     let context = Value::from(
         fields
             .iter()
             .chain(slots)
-            .map(|(name, value)| ((*name).to_owned(), value.clone()))
-            .collect::<std::collections::BTreeMap<String, String>>(),
+            .map(|(name, value)| ((*name).to_owned(), Value::from(value.clone())))
+            .chain(
+                groups
+                    .iter()
+                    .map(|(name, items)| ((*name).to_owned(), items.iter().map(item).collect())),
+            )
+            .collect::<Map>(),
     );
     // The functions must own what they read, and the records are the caller's: a first pass
     // collects the calls, the caller's resolver answers each, a second pass prints the answers.
@@ -251,6 +286,28 @@ mod tests {
         assert_eq!(page.unwrap(), "T for 100");
         let unused = render_page("{{ users }}", &slots(&[("t", "T")]), &settings, None);
         assert!(unused.unwrap_err().contains("no `{{ t }}` slot"));
+    }
+
+    #[test]
+    fn a_page_loops_over_a_group_and_its_calls_are_resolved_per_item() {
+        let item = |name: &str, threads: &str| {
+            vec![("name", name.to_owned()), ("threads", threads.to_owned())]
+        };
+        let groups = [("shapes", vec![item("a", "2"), item("b", "3")])];
+        let resolve = |call: &Call| Ok(format!("<{}>", call.args.join(",")));
+        let page = render_looped(
+            "{% for s in shapes %}{{ s.name }} on {{ s.threads }}: {{ table('ns-per-op', s.name) }}\n{% endfor %}end",
+            &[],
+            &[],
+            &groups,
+            Some(&resolve),
+        );
+        assert_eq!(
+            page.unwrap(),
+            "a on 2: <ns-per-op,a>\nb on 3: <ns-per-op,b>\nend"
+        );
+        let unknown = render_looped("{% for s in other %}{% endfor %}", &[], &[], &groups, None);
+        assert!(unknown.unwrap_err().contains("`{{ other }}` has no value"));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! iterate. Datasets and scenarios live once in [`workload`].
 
 pub mod concurrent;
+mod derive;
 pub mod implementations;
 pub mod lab;
 pub mod report;

@@ -1,39 +1,26 @@
-//! pending-ack-lab's report: footprint per entry (derived), where counted instructions go, the
-//! targets (dense-window's, the concurrency ones), the answers to the seed's published rows, and
-//! what its two pages hold. Prose and reference data live in `report/`; the design notes are
-//! `dense_window.rs`'s own documentation.
+//! pending-ack-lab's report: what its two pages hold beyond what their templates place
+//! (`report/*.md`: every experiment's section, looped over the groups below), its targets
+//! (dense-window's, the concurrency ones), the answers to the seed's published rows and its
+//! charts. The design notes are `dense_window.rs`'s own documentation.
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::chart::{Chart, log_log_chart};
 use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
-use labkit::lab::{Describe, Experiment as Description, Kind};
-use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
+use labkit::lab::Describe;
+use labkit::record::{BenchId, Metric, ResultSet};
 use labkit::report::{Row, format_metric};
 use labkit::table::format_change;
-use labkit::targets::{self, Checked, Targets};
+use labkit::targets::Targets;
 
-use crate::concurrent::{Lock, SHAPES, Shape, Timed};
-use crate::lab::{FOOTPRINT, LAB, PendingAckLab, RETAINED_CAPACITY};
-use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, entries_per_op};
-
-/// Every single-thread steady experiment, in a target's `experiment`.
-const EVERY_STEADY: &str = "*steady";
-/// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
-/// a target's `experiment`.
-const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
-/// Footprint per entry, derived from `footprint`.
-pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
-/// Counted instructions per entry an op visits, net of the harness floor, derived from the
-/// experiments whose op is one call over many entries: `<experiment>` + this.
-const NET_PER_ENTRY: &str = "-net-per-entry";
-/// The experiments with a derived `…-net-per-entry`.
-const PER_ENTRY_EXPERIMENTS: [Experiment; 2] = [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
-
-fn net_per_entry(experiment: Experiment) -> String {
-    format!("{}{NET_PER_ENTRY}", experiment.name())
-}
+use crate::concurrent::{SHAPES, Shape};
+pub use crate::derive::derived;
+use crate::derive::{
+    FOOTPRINT_PER_ENTRY, PER_ENTRY_EXPERIMENTS, check_targets, described, net_per_entry,
+};
+use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
+use crate::workload::{COUNTED_OPS, DATASETS, Experiment};
 
 pub fn cost_buckets() -> Buckets {
     Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
@@ -49,80 +36,6 @@ pub fn concurrency_target_specs() -> Targets {
 
 pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
-}
-
-fn described(name: &str) -> &'static Description {
-    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
-}
-
-/// Whether a target's `experiment` selects `experiment`.
-fn selects(selector: &str, experiment: &Description) -> bool {
-    let shape = Shape::find(experiment.name);
-    match selector {
-        EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
-        EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
-        name => experiment.name == name,
-    }
-}
-
-/// The experiments, with their parameters, a target's `experiment` stands for.
-pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
-    let parameters = |e: &Description| e.parameters.iter().map(|p| p.name.clone()).collect();
-    if selector == FOOTPRINT_PER_ENTRY {
-        return vec![(selector.into(), parameters(described(FOOTPRINT)))];
-    }
-    if let Some(e) = PER_ENTRY_EXPERIMENTS
-        .into_iter()
-        .find(|e| net_per_entry(*e) == selector)
-    {
-        return vec![(selector.into(), parameters(described(e.name())))];
-    }
-    LAB.experiments()
-        .iter()
-        .filter(|e| selects(selector, e))
-        .map(|e| (e.name.to_owned(), parameters(e)))
-        .collect()
-}
-
-/// Footprint divided by each dataset's entry count, as `footprint-per-entry` records, and the
-/// cleanups' and scans' counted instructions net of the harness floor per entry they visit, as
-/// `<experiment>-net-per-entry` records (none for the floor itself).
-pub fn derived(set: &ResultSet) -> Vec<Record> {
-    let footprint = set
-        .records
-        .iter()
-        .filter(|r| r.id.experiment == FOOTPRINT && r.metric == Metric::RetainedBytes)
-        .filter_map(|r| {
-            let dataset = Dataset::find(&r.id.parameter).ok()?;
-            let id = r.id.with_case(FOOTPRINT_PER_ENTRY, dataset.name);
-            Some(Record::new(id, r.metric, r.value / dataset.entries as f64))
-        });
-    let per_entry = set
-        .records
-        .iter()
-        .filter(|r| r.metric == Metric::InstructionsPerOp && !is_floor(&r.id.implementation))
-        .filter_map(|r| {
-            let experiment = PER_ENTRY_EXPERIMENTS
-                .into_iter()
-                .find(|e| e.name() == r.id.experiment)?;
-            let dataset = Dataset::find(&r.id.parameter).ok()?;
-            let entries = entries_per_op(experiment, dataset).filter(|n| *n > 0)?;
-            let floor = set.find(
-                &BenchId::new(&r.id.experiment, FLOOR, &r.id.parameter),
-                r.metric,
-            )?;
-            let id = r.id.with_case(&net_per_entry(experiment), dataset.name);
-            Some(Record::new(
-                id,
-                r.metric,
-                (r.value - floor.value) / entries as f64,
-            ))
-        });
-    footprint.chain(per_entry).collect()
-}
-
-pub fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
-    targets::check(set, targets, target_experiments)
 }
 
 /// Rows where `ours` is not faster than the better of `rivals`, with the verdict.
@@ -150,6 +63,20 @@ fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> 
     out
 }
 
+/// The rows where dense-window is not faster than the better baseline, or that it is on every one.
+fn not_faster(set: &ResultSet, targets: &Targets) -> String {
+    let rivals = ["nested-tree", "primitive-bucketed"];
+    let slower = not_faster_rows(set, &targets.implementation, &rivals);
+    if slower.is_empty() {
+        format!(
+            "none: {} is faster than both baselines on every timed row.\n",
+            targets.implementation
+        )
+    } else {
+        slower.iter().map(|s| format!("- {s}\n")).collect()
+    }
+}
+
 /// The designs' and datasets' settings the prose names.
 fn settings() -> Vec<(&'static str, String)> {
     use crate::implementations::striped_window::{SORTED_UP_TO, STRIPES};
@@ -161,12 +88,30 @@ fn settings() -> Vec<(&'static str, String)> {
             "small_ledger_entries",
             (small.entries / small.ledgers).to_string(),
         ),
+        ("counted_ops", COUNTED_OPS.to_string()),
     ]
 }
 
-/// A template slot for `kind` of experiment `name`: an identifier the engine accepts.
-fn slot_name(kind: &str, name: &str) -> String {
-    format!("{kind}_{}", name.replace('-', "_"))
+/// What the details page loops over: the single-thread experiments (a time table each) and the
+/// concurrent shapes (throughput, heap held and latencies each).
+fn groups() -> Vec<(&'static str, Vec<labkit::template::Item<'static>>)> {
+    let single = LAB
+        .experiments()
+        .iter()
+        .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
+        .map(|e| vec![("name", e.name.to_owned())])
+        .collect();
+    let shapes = SHAPES
+        .iter()
+        .map(|shape| {
+            vec![
+                ("name", shape.name.to_owned()),
+                ("threads", shape.threads().to_string()),
+                ("operation", shape.timed_operation().to_owned()),
+            ]
+        })
+        .collect();
+    vec![("single", single), ("shapes", shapes)]
 }
 
 /// dense-window's module documentation, as markdown.
@@ -200,89 +145,49 @@ fn measured_rows(set: &ResultSet, metric: Metric) -> Vec<Row> {
         .collect()
 }
 
-fn per_entry_rows(cores: usize) -> Vec<Row> {
-    Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY)
+/// Every parameter of `experiments` that has `metric` in the set, labelled with its experiment
+/// and read from the records `derived` names (the experiment's own when it names none).
+fn rows_with(
+    set: &ResultSet,
+    metric: Metric,
+    experiments: &[Experiment],
+    derived: fn(Experiment) -> String,
+    cores: usize,
+) -> Vec<Row> {
+    let rows = experiments.iter().flat_map(|e| {
+        Row::all(described(e.name()), cores)
+            .into_iter()
+            .map(move |row| Row {
+                label: format!("{} · {}", row.experiment, row.label),
+                experiment: derived(*e),
+                ..row
+            })
+    });
+    rows.filter(|row| {
+        set.records.iter().any(|r| {
+            r.metric == metric
+                && r.id.experiment == row.experiment
+                && r.id.parameter == row.parameter
+        })
+    })
+    .collect()
 }
 
 impl LabReport for PendingAckLab {
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
-        let implementations = LAB.implementations();
-        let single: Vec<&Description> = LAB
-            .experiments()
-            .iter()
-            .filter(|e| e.is_timed() && Shape::find(e.name).is_none())
-            .collect();
-        let headline = Row::all(described(Experiment::DispatchAndAckCycle.name()), cores);
-        let counted = |experiments: &[Experiment]| -> Vec<Row> {
-            experiments
-                .iter()
-                .flat_map(|e| Row::all(described(e.name()), cores))
-                .filter(|row| {
-                    set.records.iter().any(|r| {
-                        r.metric == Metric::InstructionsPerOp
-                            && r.id.experiment == row.experiment
-                            && r.id.parameter == row.parameter
-                    })
-                })
-                .map(|row| Row {
-                    label: format!("{} · {}", row.experiment, row.label),
-                    ..row
-                })
-                .collect()
+        let instructions = |experiments: &[Experiment], derived: fn(Experiment) -> String| {
+            rows_with(set, Metric::InstructionsPerOp, experiments, derived, cores)
         };
+        let counted = instructions(&Experiment::ALL, |e| e.name().to_owned());
+        let net_per_entry = instructions(&PER_ENTRY_EXPERIMENTS, net_per_entry);
         let targets = target_specs();
         let concurrency = concurrency_target_specs();
-        let rivals = ["nested-tree", "primitive-bucketed"];
-        let slower = not_faster_rows(set, &targets.implementation, &rivals);
-        let not_faster = if slower.is_empty() {
-            format!(
-                "none: {} is faster than both baselines on every timed row.\n",
-                targets.implementation
-            )
-        } else {
-            slower.iter().map(|s| format!("- {s}\n")).collect()
+        let checked = |measured: &str, targets: &Targets| Block::Targets {
+            checked: check_targets(set, targets),
+            measured: measured.into(),
         };
-        // Every experiment's table in the details, each under its own heading and slot.
-        let mut time = String::new();
-        let mut details = Page::default();
-        for e in &single {
-            let slot = slot_name("time", e.name);
-            time.push_str(&format!(
-                "### `{}`\n\n{}.\n\n{{{{{slot}}}}}\n",
-                e.name, e.description
-            ));
-            details = details.with(slot, Block::Table(Metric::NsPerOp, Row::all(e, cores)));
-        }
-        let mut concurrent = String::new();
-        for shape in SHAPES {
-            let e = described(shape.name);
-            let rows = Row::all(e, cores);
-            let name = e.name;
-            let [ops, held, latency] = ["ops", "held", "latency"].map(|k| slot_name(k, name));
-            concurrent.push_str(&format!(
-                "### `{name}`\n\n{} threads: {}.\n\n{{{{{ops}}}}}\nHeap held at the end\n\n\
-             {{{{{held}}}}}\n{{{{{latency}}}}}",
-                shape.threads(),
-                e.description,
-            ));
-            details = details
-                .with(ops, Block::Table(Metric::OpsPerSec, rows.clone()))
-                .with(held, Block::Table(Metric::RetainedBytes, rows.clone()))
-                .with(
-                    latency,
-                    Block::Latencies {
-                        operation: shape.timed_operation().into(),
-                        rows,
-                    },
-                );
-        }
-        details.template = include_str!("../report/details.md")
-            .replace("{{time}}", &time)
-            .replace("{{concurrent}}", &concurrent);
-        let footprint_rows = Row::all(described(FOOTPRINT), cores);
-        let details = details.blocks(vec![
-            ("counted_ops", Block::Markdown(COUNTED_OPS.to_string())),
+        let details = Page::new(include_str!("../report/details.md")).blocks(vec![
             (
                 "instructions",
                 Block::Table(
@@ -290,28 +195,10 @@ impl LabReport for PendingAckLab {
                     measured_rows(set, Metric::InstructionsPerOp),
                 ),
             ),
-            ("cost_split", Block::CostSplit(counted(&Experiment::ALL))),
+            ("cost_split", Block::CostSplit(counted)),
             (
                 "net_per_entry",
-                Block::Table(
-                    Metric::InstructionsPerOp,
-                    PER_ENTRY_EXPERIMENTS
-                        .iter()
-                        .flat_map(|e| {
-                            Row::all_derived(described(e.name()), cores, &net_per_entry(*e))
-                                .into_iter()
-                                .map(|row| Row {
-                                    label: format!("{} · {}", e.name(), row.label),
-                                    ..row
-                                })
-                        })
-                        .filter(|row| {
-                            set.records.iter().any(|r| {
-                                r.id.experiment == row.experiment && r.id.parameter == row.parameter
-                            })
-                        })
-                        .collect(),
-                ),
+                Block::Table(Metric::InstructionsPerOp, net_per_entry),
             ),
             (
                 "allocs",
@@ -321,49 +208,11 @@ impl LabReport for PendingAckLab {
                 "bytes",
                 Block::Table(Metric::BytesPerOp, measured_rows(set, Metric::BytesPerOp)),
             ),
-            (
-                "retained",
-                Block::Table(Metric::RetainedBytes, footprint_rows.clone()),
-            ),
-            (
-                "retained_usable",
-                Block::Table(Metric::RetainedUsableBytes, footprint_rows),
-            ),
-            (
-                "cycle_bytes",
-                Block::Table(
-                    Metric::BytesPerOp,
-                    Row::all(described(Experiment::DispatchAndAckCycle.name()), cores),
-                ),
-            ),
-            (
-                "per_entry",
-                Block::Table(Metric::RetainedBytes, per_entry_rows(cores)),
-            ),
-            (
-                "retained_capacity",
-                Block::Table(
-                    Metric::RetainedBytes,
-                    Row::all(described(RETAINED_CAPACITY), cores),
-                ),
-            ),
-            (
-                "all_concurrency_targets",
-                Block::Targets {
-                    checked: check_targets(set, &concurrency),
-                    measured: "measured".into(),
-                },
-            ),
+            ("all_concurrency_targets", checked("measured", &concurrency)),
             ("design_notes", Block::Markdown(design_notes())),
-            ("not_faster", Block::Markdown(not_faster)),
+            ("not_faster", Block::Markdown(not_faster(set, &targets))),
             ("targets_source", Block::Markdown(targets.source.clone())),
-            (
-                "targets",
-                Block::Targets {
-                    checked: check_targets(set, &targets),
-                    measured: targets.implementation.clone(),
-                },
-            ),
+            ("targets", checked(&targets.implementation, &targets)),
             (
                 "targets_notes",
                 Block::Measured(include_str!("../report/targets-notes.md").to_owned()),
@@ -373,7 +222,6 @@ impl LabReport for PendingAckLab {
             trust: None,
             answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")).blocks(vec![
-                ("headline_time", Block::Table(Metric::NsPerOp, headline)),
                 (
                     "concurrency_targets_source",
                     Block::Markdown(concurrency.source.clone()),
@@ -391,14 +239,16 @@ impl LabReport for PendingAckLab {
                 ),
             ]),
             details,
-            charts: charts(set, &implementations),
+            charts: charts(set, &LAB.implementations()),
             settings: settings(),
+            groups: groups(),
         }
     }
 }
 
 fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
     let cores = set.environment.cores;
+    let per_entry = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY);
     let mut charts: Vec<ChartSpec> = LAB
         .experiments()
         .iter()
@@ -456,7 +306,7 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
         stem: "pending-ack-footprint-per-entry".into(),
         title: "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)".into(),
         metric: Metric::RetainedBytes,
-        rows: per_entry_rows(cores),
+        rows: per_entry,
     });
     charts
 }
@@ -464,7 +314,9 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::record::Interval;
+    use crate::derive::target_experiments;
+    use labkit::lab::Kind;
+    use labkit::record::{Interval, Record};
     use labkit::testing::result_set;
 
     const BASELINE: &str = "nested-tree";

@@ -141,6 +141,7 @@ impl LabReport for TinyLab {
                 rows,
             }],
             settings: Vec::new(),
+            groups: Vec::new(),
         }
     }
 }

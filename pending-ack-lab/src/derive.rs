@@ -1,0 +1,102 @@
+//! pending-ack-lab's derived records (footprint per entry, cleanups' and scans' instructions per
+//! entry net of the harness floor) and what its targets' `experiment` selectors stand for.
+
+use labkit::lab::{Describe, Experiment as Description, Kind};
+use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
+use labkit::targets::{self, Checked, Targets};
+
+use crate::concurrent::{Lock, Shape, Timed};
+use crate::lab::{FOOTPRINT, LAB};
+use crate::workload::{Dataset, Experiment, entries_per_op};
+
+/// Every single-thread steady experiment, in a target's `experiment`.
+const EVERY_STEADY: &str = "*steady";
+/// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
+/// a target's `experiment`.
+const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
+/// Footprint per entry, derived from `footprint`.
+pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
+/// Counted instructions per entry an op visits, net of the harness floor, derived from the
+/// experiments whose op is one call over many entries: `<experiment>` + this.
+const NET_PER_ENTRY: &str = "-net-per-entry";
+/// The experiments with a derived `…-net-per-entry`.
+pub const PER_ENTRY_EXPERIMENTS: [Experiment; 2] =
+    [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
+
+pub fn net_per_entry(experiment: Experiment) -> String {
+    format!("{}{NET_PER_ENTRY}", experiment.name())
+}
+
+pub fn described(name: &str) -> &'static Description {
+    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
+}
+
+/// Whether a target's `experiment` selects `experiment`.
+fn selects(selector: &str, experiment: &Description) -> bool {
+    let shape = Shape::find(experiment.name);
+    match selector {
+        EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
+        EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
+        name => experiment.name == name,
+    }
+}
+
+/// The experiments, with their parameters, a target's `experiment` stands for.
+pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
+    let parameters = |e: &Description| e.parameters.iter().map(|p| p.name.clone()).collect();
+    if selector == FOOTPRINT_PER_ENTRY {
+        return vec![(selector.into(), parameters(described(FOOTPRINT)))];
+    }
+    if let Some(e) = PER_ENTRY_EXPERIMENTS
+        .into_iter()
+        .find(|e| net_per_entry(*e) == selector)
+    {
+        return vec![(selector.into(), parameters(described(e.name())))];
+    }
+    LAB.experiments()
+        .iter()
+        .filter(|e| selects(selector, e))
+        .map(|e| (e.name.to_owned(), parameters(e)))
+        .collect()
+}
+
+/// Footprint divided by each dataset's entry count, as `footprint-per-entry` records, and the
+/// cleanups' and scans' counted instructions net of the harness floor per entry they visit, as
+/// `<experiment>-net-per-entry` records (none for the floor itself).
+pub fn derived(set: &ResultSet) -> Vec<Record> {
+    let footprint = set
+        .records
+        .iter()
+        .filter(|r| r.id.experiment == FOOTPRINT && r.metric == Metric::RetainedBytes)
+        .filter_map(|r| {
+            let dataset = Dataset::find(&r.id.parameter).ok()?;
+            let id = r.id.with_case(FOOTPRINT_PER_ENTRY, dataset.name);
+            Some(Record::new(id, r.metric, r.value / dataset.entries as f64))
+        });
+    let per_entry = set
+        .records
+        .iter()
+        .filter(|r| r.metric == Metric::InstructionsPerOp && !is_floor(&r.id.implementation))
+        .filter_map(|r| {
+            let experiment = PER_ENTRY_EXPERIMENTS
+                .into_iter()
+                .find(|e| e.name() == r.id.experiment)?;
+            let dataset = Dataset::find(&r.id.parameter).ok()?;
+            let entries = entries_per_op(experiment, dataset).filter(|n| *n > 0)?;
+            let floor = set.find(
+                &BenchId::new(&r.id.experiment, FLOOR, &r.id.parameter),
+                r.metric,
+            )?;
+            let id = r.id.with_case(&net_per_entry(experiment), dataset.name);
+            Some(Record::new(
+                id,
+                r.metric,
+                (r.value - floor.value) / entries as f64,
+            ))
+        });
+    footprint.chain(per_entry).collect()
+}
+
+pub fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
+    targets::check(set, targets, target_experiments)
+}
