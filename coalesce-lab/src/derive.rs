@@ -12,7 +12,7 @@ use crate::lab::{
     CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAB, LAG_US, SCHEDULE_US, SCRAPE,
     SCRAPE_BY_OHA, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
 };
-use crate::waiting::{SAMPLED_AT, WAITING_AT, slot_seconds};
+use crate::waiting::{SAMPLED_AT, SLOTS, WAITING_AT, slot_seconds};
 use crate::workload::{Scenario, Shape};
 
 /// Derived: the mean time of one generation in a run, per pass.
@@ -287,6 +287,38 @@ pub fn measured_experiment(experiment: &str) -> &'static Experiment {
     } else {
         &LAB.experiments()[0]
     }
+}
+
+/// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
+/// (with the scenarios as its parameters).
+pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
+    let known = [
+        SCRAPE,
+        SCRAPE_BY_OHA,
+        GENERATION,
+        P99_IN_GENERATIONS,
+        PEAK_HEAP_IN_BODIES,
+        PEAK_HEAP_OVER_CEILING,
+        OF_CEILING,
+        OFFERED,
+        GENERATOR_LAG,
+        OHA_OVER_LAB_GOODPUT,
+        OHA_OVER_LAB_P50,
+        crate::conformance::CEILING_EXCEEDED,
+        WAITING_GROWTH,
+        WAITING_PEAK_OVER_USERS,
+        crate::conformance::CENSORED_P99,
+        crate::conformance::CAPPED,
+    ];
+    if !known.contains(&name) && !(0..SLOTS).any(|k| waiting(k) == name) {
+        return Vec::new();
+    }
+    let parameters = measured_experiment(name)
+        .parameters
+        .iter()
+        .map(|p| p.name.clone())
+        .collect();
+    vec![(name.to_owned(), parameters)]
 }
 
 #[cfg(test)]

@@ -12,15 +12,12 @@ use labkit::report::Row;
 use labkit::table::{Align, Table, format_number};
 use labkit::targets::Targets;
 
+use crate::derive::target_experiments;
 use crate::derive::{
-    GENERATION, GENERATOR_LAG, OF_CEILING, OFFERED, OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50,
-    P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, PEAK_HEAP_OVER_CEILING, client_busy, client_cpu,
-    is_open, measured_experiment, server_busy, server_cpu, server_system_cpu, waiting,
+    client_busy, client_cpu, measured_experiment, server_busy, server_cpu, server_system_cpu,
+    waiting,
 };
-use crate::lab::{
-    BACKLOG, BODY_MIB, CENSORED, CROSS_CHECKED, CoalesceLab, GENERATIONS, HEADLINE, LAB,
-    LAG_HISTOGRAM, REFUSED, SCRAPE, SCRAPE_BY_OHA, SERVED, TIMEOUTS, UNFINISHED, WASTED,
-};
+use crate::lab::{CROSS_CHECKED, CoalesceLab, LAB, SCRAPE, SCRAPE_BY_OHA, SERVED};
 use crate::waiting::{SLOTS, slot_seconds};
 use crate::workload::{BODIES, Cost, PATIENT, Shape, scenarios};
 
@@ -157,38 +154,6 @@ pub fn answers() -> Answers {
     Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
 }
 
-/// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
-/// (with the scenarios as its parameters).
-pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let known = [
-        SCRAPE,
-        SCRAPE_BY_OHA,
-        GENERATION,
-        P99_IN_GENERATIONS,
-        PEAK_HEAP_IN_BODIES,
-        PEAK_HEAP_OVER_CEILING,
-        OF_CEILING,
-        OFFERED,
-        GENERATOR_LAG,
-        OHA_OVER_LAB_GOODPUT,
-        OHA_OVER_LAB_P50,
-        crate::conformance::CEILING_EXCEEDED,
-        crate::derive::WAITING_GROWTH,
-        crate::derive::WAITING_PEAK_OVER_USERS,
-        crate::conformance::CENSORED_P99,
-        crate::conformance::CAPPED,
-    ];
-    if !known.contains(&name) && !(0..SLOTS).any(|k| waiting(k) == name) {
-        return Vec::new();
-    }
-    let parameters = measured_experiment(name)
-        .parameters
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
-    vec![(name.to_owned(), parameters)]
-}
-
 fn same(measured: &str) -> String {
     measured.to_owned()
 }
@@ -209,18 +174,6 @@ fn rows(experiment: &str, cores: usize) -> Vec<Row> {
 impl LabReport for CoalesceLab {
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
-        let scrape = rows(SCRAPE, cores);
-        let table = |metric: Metric| Block::Table(metric, scrape.clone());
-        let derived =
-            |experiment: &str, metric: Metric| Block::Table(metric, rows(experiment, cores));
-        let open_table = |experiment: &str, metric: Metric| {
-            let open = rows(experiment, cores)
-                .into_iter()
-                .filter(|r| is_open(&r.parameter));
-            Block::Table(metric, open.collect())
-        };
-        let lag =
-            |bucket: usize| open_table(SCRAPE, Metric::EventsPer100Ops(LAG_HISTOGRAM[bucket]));
         // Each cross-checked scenario twice, the lab's generator's row above oha's.
         let cross_check = |metric: Metric, derived: fn(&str) -> String| {
             let pairs = CROSS_CHECKED.iter().flat_map(|parameter| {
@@ -241,27 +194,7 @@ impl LabReport for CoalesceLab {
         // The main page lists the targets missed; the details, every one.
         let targets = target_specs();
         let checked = labkit::targets::check(set, &targets, target_experiments);
-        let targets_main = vec![
-            ("targets_source", Block::Markdown(targets.source.clone())),
-            (
-                "targets",
-                Block::TargetMisses {
-                    checked: checked.clone(),
-                    measured: "measured".into(),
-                },
-            ),
-            ("targets_notes", Block::Measured(TARGETS_NOTES.into())),
-        ];
-        let targets_all = Block::Targets {
-            checked,
-            measured: "measured".into(),
-        };
-        let headline_rows: Vec<Row> = scrape
-            .iter()
-            .filter(|r| HEADLINE.contains(&r.parameter.as_str()))
-            .cloned()
-            .collect();
-        let headline = |metric: Metric| Block::Table(metric, headline_rows.clone());
+        let scrape = rows(SCRAPE, cores);
         let mut charts = vec![
             ChartSpec::Metric {
                 stem: "coalesce-goodput".into(),
@@ -290,29 +223,29 @@ impl LabReport for CoalesceLab {
                 crate::conformance::table(set).render()
             ))),
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md"))
-                .blocks(vec![
-                    ("goodput", headline(Metric::EventsPerSec(SERVED))),
-                    ("p99", headline(Metric::LatencyP99Ns)),
-                    ("waiting", waiting_table(set)),
-                    (
-                        "seed",
-                        Block::Markdown(include_str!("../report/seed.md").into()),
-                    ),
-                ])
-                .blocks(targets_main),
-            details: Page::new(include_str!("../report/details.md")).blocks(vec![
-                ("targets_all", targets_all),
-                ("of_ceiling", derived(OF_CEILING, Metric::Ratio)),
-                ("censored", table(Metric::EventsPer100Ops(CENSORED))),
-                ("unfinished", table(Metric::EventsPer100Ops(UNFINISHED))),
+            main: Page::new(include_str!("../report/report.md")).blocks(vec![
+                ("waiting", waiting_table(set)),
                 (
-                    "p99_in_generations",
-                    derived(P99_IN_GENERATIONS, Metric::Ratio),
+                    "seed",
+                    Block::Markdown(include_str!("../report/seed.md").into()),
                 ),
+                ("targets_source", Block::Markdown(targets.source.clone())),
                 (
-                    "oha_version",
-                    Block::Markdown(format!("version {}", crate::oha::tool().version)),
+                    "targets",
+                    Block::TargetMisses {
+                        checked: checked.clone(),
+                        measured: "measured".into(),
+                    },
+                ),
+                ("targets_notes", Block::Measured(TARGETS_NOTES.into())),
+            ]),
+            details: Page::new(include_str!("../report/details.md")).blocks(vec![
+                (
+                    "targets_all",
+                    Block::Targets {
+                        checked,
+                        measured: "measured".into(),
+                    },
                 ),
                 (
                     "cross_goodput",
@@ -328,55 +261,6 @@ impl LabReport for CoalesceLab {
                     "cross_server_system_cpu",
                     cross_check(Metric::MeanNs, server_system_cpu),
                 ),
-                ("offered", open_table(OFFERED, Metric::OpsPerSec)),
-                (
-                    "open_goodput",
-                    open_table(SCRAPE, Metric::EventsPerSec(SERVED)),
-                ),
-                ("open_p99", open_table(SCRAPE, Metric::LatencyP99Ns)),
-                (
-                    "open_timeouts",
-                    open_table(SCRAPE, Metric::EventsPer100Ops(TIMEOUTS)),
-                ),
-                ("generator_lag", open_table(GENERATOR_LAG, Metric::MeanNs)),
-                ("lag_to_100us", lag(0)),
-                ("lag_to_1ms", lag(1)),
-                ("lag_to_10ms", lag(2)),
-                ("lag_over_10ms", lag(3)),
-                ("generations", table(Metric::EventsPer100Ops(GENERATIONS))),
-                ("wasted", table(Metric::EventsPer100Ops(WASTED))),
-                (
-                    "peak_heap_in_bodies",
-                    derived(PEAK_HEAP_IN_BODIES, Metric::Ratio),
-                ),
-                (
-                    "peak_heap_over_ceiling",
-                    derived(PEAK_HEAP_OVER_CEILING, Metric::Ratio),
-                ),
-                ("throughput", table(Metric::OpsPerSec)),
-                ("generation", derived(GENERATION, Metric::MeanNs)),
-                ("backlog", table(Metric::EventsPer100Ops(BACKLOG))),
-                ("client_busy", derived(&client_busy(SCRAPE), Metric::Ratio)),
-                ("client_cpu", derived(&client_cpu(SCRAPE), Metric::MeanNs)),
-                ("server_busy", derived(&server_busy(SCRAPE), Metric::Ratio)),
-                ("server_cpu", derived(&server_cpu(SCRAPE), Metric::MeanNs)),
-                ("bandwidth", table(Metric::EventsPerSec(BODY_MIB))),
-                (
-                    "latency",
-                    Block::Latencies {
-                        operation: "served request".into(),
-                        rows: scrape.clone(),
-                    },
-                ),
-                ("p50", table(Metric::LatencyP50Ns)),
-                ("timeouts", table(Metric::EventsPer100Ops(TIMEOUTS))),
-                ("refused", table(Metric::EventsPer100Ops(REFUSED))),
-                ("peak_heap", table(Metric::PeakHeapBytes)),
-                ("peak_rss", table(Metric::PeakRssBytes)),
-                ("cpu", table(Metric::CpuNsPerOp)),
-                ("allocs", table(Metric::AllocsPerOp)),
-                ("bytes", table(Metric::BytesPerOp)),
-                ("large_allocs", table(Metric::LargeAllocsPerOp)),
             ]),
             charts,
             settings: settings::settings(),

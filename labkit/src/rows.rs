@@ -3,7 +3,8 @@
 //!
 //! A selector is one or more terms joined by `+`, each `EXPERIMENT` (every parameter),
 //! `EXPERIMENT:threaded` (parameters running more than one thread), `EXPERIMENT:counted` (those
-//! callgrind counts), `EXPERIMENT:PREFIX*` (parameters named from PREFIX on) or
+//! callgrind counts), `EXPERIMENT:PREFIX*` (parameters named from PREFIX on),
+//! `EXPERIMENT:PARAMETER` (that one) or
 //! `DERIVED@EXPERIMENT` (EXPERIMENT's parameters as the rows of the records a lab derives under
 //! the name DERIVED). Rows of more than one experiment are labelled `EXPERIMENT · …`, since two
 //! experiments may name their parameters alike.
@@ -25,13 +26,15 @@ pub fn select(lab: &dyn Describe, selector: &str, cores: usize) -> Result<Vec<Ro
             "" => true,
             "threaded" => p.threads > 1,
             "counted" => p.counted,
-            prefix => prefix
-                .strip_suffix('*')
-                .is_some_and(|prefix| p.name.starts_with(prefix)),
+            other => match other.strip_suffix('*') {
+                Some(prefix) => p.name.starts_with(prefix),
+                None => p.name == other,
+            },
         };
-        if !matches!(filter, "" | "threaded" | "counted") && !filter.ends_with('*') {
+        if !e.parameters.iter().any(keep) {
             return Err(format!(
-                "`{term}`: a row filter is `threaded`, `counted` or `PREFIX*`"
+                "`{term}`: no parameter of `{name}` is selected (a row filter is `threaded`, \
+                 `counted`, `PREFIX*` or a parameter's name)"
             ));
         }
         rows.extend(
@@ -92,6 +95,7 @@ mod tests {
         );
         let first = &all[0]["op/".len()..];
         assert_eq!(names(&format!("op:{first}*")).first(), Some(&all[0]));
+        assert_eq!(names(&format!("op:{first}")), [all[0].clone()]);
         assert!(
             select(&TINY, "op:fast", 2)
                 .unwrap_err()

@@ -6,6 +6,7 @@ use std::time::Duration;
 use labkit::table::{format_bytes, format_count};
 
 use crate::implementations::bounded_pool::{QUEUE, THREADS};
+use crate::lab::{HEADLINE, SCRAPE};
 use crate::load::LAG_EDGES;
 use crate::waiting::SLOT;
 use crate::workload::{BODIES, CAP, CLOSED, GZIP, OPEN_DEADLINE, OPEN_PERCENTS, OVERLOAD};
@@ -23,6 +24,7 @@ pub fn settings() -> Vec<(&'static str, String)> {
     };
     let percents: Vec<String> = OPEN_PERCENTS.iter().map(|p| format!("{p} %")).collect();
     let (last, first) = percents.split_last().expect("the open loops have rates");
+    let headline: Vec<String> = HEADLINE.iter().map(|p| format!("{SCRAPE}:{p}")).collect();
     vec![
         ("cap", duration(CAP)),
         // A p99 may fall among censored values once they are more than 1 − 0.99 of a cell.
@@ -55,6 +57,12 @@ pub fn settings() -> Vec<(&'static str, String)> {
             "large_block",
             format_bytes(labkit::alloc::LARGE_BLOCK as f64),
         ),
+        (
+            "oha_version",
+            format!("version {}", crate::oha::tool().version),
+        ),
+        // The main page's rows, as a table's selector ([`labkit::rows`]).
+        ("headline", headline.join(" + ")),
     ]
 }
 
