@@ -4,11 +4,11 @@
 mod settings;
 
 use labkit::answers::Answers;
-use labkit::chart::{Chart, Scale, line_chart, log_log_chart};
+use labkit::chart::{Chart, Scale, line_chart};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::Describe;
 use labkit::record::{BenchId, Metric, ResultSet};
-use labkit::report::Row;
+use labkit::report::{Lines, Point, Row};
 use labkit::table::{Align, Table, format_number};
 use labkit::targets::Targets;
 
@@ -26,17 +26,20 @@ const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
 
 /// Peak heap and peak RSS against users: one line per design over the closed loops of the small
 /// body with cheap generation, on log scales.
-fn memory_against_users(set: &ResultSet) -> Vec<ChartSpec> {
-    let implementations = LAB.implementations();
-    let closed: Vec<(usize, String)> = scenarios()
+fn memory_against_users() -> Vec<ChartSpec> {
+    let closed: Vec<Point> = scenarios()
         .into_iter()
         .filter(|s| s.body == BODIES[0] && s.cost == Cost::Cheap && !s.gzip && !s.overload)
         .filter_map(|s| match s.shape {
-            Shape::Closed { users } if s.timeout == PATIENT => Some((users, s.name())),
+            Shape::Closed { users } if s.timeout == PATIENT => Some(Point {
+                x: users as f64,
+                parameter: s.name(),
+                name: format!("{users} users"),
+            }),
             _ => None,
         })
         .collect();
-    [
+    let charts = [
         (
             Metric::PeakHeapBytes,
             "peak-heap",
@@ -47,37 +50,23 @@ fn memory_against_users(set: &ResultSet) -> Vec<ChartSpec> {
             "peak-rss",
             "peak resident set of the process",
         ),
-    ]
-    .into_iter()
-    .map(|(metric, stem, what)| {
-        let lines: Vec<Vec<(f64, f64, String)>> = implementations
-            .iter()
-            .map(|implementation| {
-                closed
-                    .iter()
-                    .filter_map(|(users, parameter)| {
-                        let id = BenchId::new(SCRAPE, implementation, parameter);
-                        let mib = set.find(&id, metric)?.value / f64::from(1 << 20);
-                        let label = format!("{users} users: {mib:.1} MiB");
-                        (mib > 0.0).then_some((*users as f64, mib, label))
-                    })
-                    .collect()
+    ];
+    charts
+        .into_iter()
+        .map(|(metric, stem, what)| {
+            ChartSpec::Lines(Lines {
+                stem: format!("coalesce-{stem}-vs-users"),
+                title: format!("coalesce: {what} against users, 1 MiB bodies"),
+                x_axis: "users (closed loop)".into(),
+                y_axis: "MiB".into(),
+                metric,
+                experiment: SCRAPE.into(),
+                points: closed.clone(),
+                divisor: f64::from(1 << 20),
+                unit: "MiB".into(),
             })
-            .collect();
-        let title = format!("coalesce: {what} against users, 1 MiB bodies");
-        ChartSpec::Drawn(Chart {
-            stem: format!("coalesce-{stem}-vs-users"),
-            svg: log_log_chart(
-                &title,
-                "users (closed loop)",
-                "MiB",
-                &implementations,
-                &lines,
-            ),
-            title,
         })
-    })
-    .collect()
+        .collect()
 }
 
 /// The overload's requests waiting in the server over its window, per design: the mean backlog
@@ -209,7 +198,7 @@ impl LabReport for CoalesceLab {
                 rows: scrape.clone(),
             },
         ];
-        charts.extend(memory_against_users(set));
+        charts.extend(memory_against_users());
         charts.push(waiting_chart(set));
         charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
             stem: format!("coalesce-latency-{}", row.parameter),

@@ -16,7 +16,6 @@ use crate::report::{
     Row, comparison_table, environment_section, joined_table, latency_chart, latency_table,
     metric_chart,
 };
-use crate::table::{Align, Table, format_number};
 use crate::targets::Checked;
 use crate::template;
 
@@ -135,6 +134,8 @@ pub enum ChartSpec {
         title: String,
         row: Row,
     },
+    /// A metric against a property of the cases, a line per implementation.
+    Lines(crate::report::Lines),
     /// Drawn by the lab.
     Drawn(Chart),
 }
@@ -236,6 +237,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
             ChartSpec::Latency { stem, title, row } => {
                 latency_chart(&set, &stem, &title, &row, &implementations)
             }
+            ChartSpec::Lines(lines) => crate::report::lines_chart(&set, &lines, &implementations),
             ChartSpec::Drawn(chart) => chart,
         })
         .collect();
@@ -389,7 +391,29 @@ impl Blocks<'_> {
     ) -> Result<String, String> {
         let rows = |at: usize| crate::rows::select(lab, &call.args[at], cores);
         let block = match call.function {
-            "table" => Block::Table(Metric::from_key(&call.args[0])?, rows(1)?),
+            "table" => {
+                let metric = Metric::from_key(&call.args[0])?;
+                let mut rows = rows(1)?;
+                if crate::rows::selects_every(&call.args[1]) {
+                    rows.retain(|row| {
+                        self.set.records.iter().any(|r| {
+                            r.metric == metric
+                                && r.id.experiment == row.experiment
+                                && r.id.parameter == row.parameter
+                        })
+                    });
+                }
+                Block::Table(metric, rows)
+            }
+            "not_faster" => {
+                let rivals: Vec<&str> = call.args[1].split_whitespace().collect();
+                return Ok(crate::report::not_faster(
+                    lab,
+                    self.set,
+                    &call.args[0],
+                    &rivals,
+                ));
+            }
             "cost_split" => Block::CostSplit(rows(0)?),
             "latencies" => Block::Latencies {
                 operation: call.args[0].clone(),
@@ -438,7 +462,9 @@ fn block_markdown(blocks: &Blocks, block: &Block) -> String {
                  way in the pass).\n"
             )
         }
-        Block::CostSplit(rows) => cost_split_table(set, rows, implementations).render(),
+        Block::CostSplit(rows) => {
+            crate::report::cost_split_table(set, rows, implementations).render()
+        }
         Block::Targets { checked, measured } => {
             crate::targets::table(checked.clone(), measured).render()
         }
@@ -471,52 +497,6 @@ fn block_markdown(blocks: &Blocks, block: &Block) -> String {
         Block::Markdown(text) => text.clone(),
         Block::Measured(text) => crate::answers::fill_measured(text, set, settings),
     }
-}
-
-/// Per row and implementation: instructions per op in total and in each cost bucket, with its
-/// share of the total.
-pub fn cost_split_table(set: &ResultSet, rows: &[Row], implementations: &[&str]) -> Table {
-    let mut buckets: Vec<Metric> = Vec::new();
-    for r in &set.records {
-        if matches!(r.metric, Metric::InstructionsIn(_)) && !buckets.contains(&r.metric) {
-            buckets.push(r.metric);
-        }
-    }
-    let mut table = Table::new()
-        .column("Case", Align::Left)
-        .column("Design", Align::Left)
-        .column("instructions/op", Align::Right);
-    for b in &buckets {
-        let Metric::InstructionsIn(name) = b else {
-            continue;
-        };
-        table = table.column(name.as_str(), Align::Right);
-    }
-    for row in rows {
-        for implementation in implementations {
-            let id = BenchId::new(&row.experiment, implementation, &row.parameter);
-            let Some(total) = set.find(&id, Metric::InstructionsPerOp) else {
-                continue;
-            };
-            let mut cells = vec![
-                format!("`{}` · `{}`", row.experiment, row.parameter),
-                format!("`{implementation}`"),
-                format_number(total.value),
-            ];
-            for b in &buckets {
-                cells.push(set.find(&id, *b).map_or("—".into(), |r| {
-                    let share = if total.value > 0.0 {
-                        100.0 * r.value / total.value
-                    } else {
-                        0.0
-                    };
-                    format!("{} ({share:.0} %)", format_number(r.value))
-                }));
-            }
-            table.row(cells);
-        }
-    }
-    table
 }
 
 #[cfg(test)]

@@ -7,9 +7,9 @@
 //! `EXPERIMENT:PARAMETER` (that one) or
 //! `DERIVED@EXPERIMENT` (EXPERIMENT's parameters as the rows of the records a lab derives under
 //! the name DERIVED). Rows of more than one experiment are labelled `EXPERIMENT · …`, since two
-//! experiments may name their parameters alike.
+//! experiments may name their parameters alike. `*` stands for every experiment.
 
-use crate::lab::{Describe, Parameter, experiment};
+use crate::lab::{Describe, Experiment, Parameter, experiment};
 use crate::report::Row;
 
 /// The rows `selector` names in `lab`'s description, labelled for a machine of `cores`.
@@ -21,35 +21,21 @@ pub fn select(lab: &dyn Describe, selector: &str, cores: usize) -> Result<Vec<Ro
             None => (None, term),
         };
         let (name, filter) = rest.split_once(':').unwrap_or((rest, ""));
+        if name == EVERY {
+            for e in lab.experiments() {
+                rows.extend(term_rows(e, filter, derived, cores));
+            }
+            continue;
+        }
         let e = experiment(lab, name)?;
-        let keep = |p: &Parameter| match filter {
-            "" => true,
-            "threaded" => p.threads > 1,
-            "counted" => p.counted,
-            other => match other.strip_suffix('*') {
-                Some(prefix) => p.name.starts_with(prefix),
-                None => p.name == other,
-            },
-        };
-        if !e.parameters.iter().any(keep) {
+        let selected = term_rows(e, filter, derived, cores);
+        if selected.is_empty() {
             return Err(format!(
                 "`{term}`: no parameter of `{name}` is selected (a row filter is `threaded`, \
                  `counted`, `PREFIX*` or a parameter's name)"
             ));
         }
-        rows.extend(
-            e.parameters
-                .iter()
-                .filter(|p| keep(p))
-                .map(|p| Row::of(e, p, cores))
-                .map(|row| match derived {
-                    Some(derived) => Row {
-                        experiment: derived.to_owned(),
-                        ..row
-                    },
-                    None => row,
-                }),
-        );
+        rows.extend(selected);
     }
     let first = rows.first().map(|r| r.experiment.clone());
     if rows.iter().any(|r| Some(&r.experiment) != first.as_ref()) {
@@ -58,6 +44,43 @@ pub fn select(lab: &dyn Describe, selector: &str, cores: usize) -> Result<Vec<Ro
         }
     }
     Ok(rows)
+}
+
+/// The experiment name that stands for every experiment of the lab: a table of it shows the rows
+/// that measured its metric ([`selects_every`]).
+pub const EVERY: &str = "*";
+
+/// Whether `selector` names every experiment, so that its table leaves out the rows nothing
+/// measured.
+pub fn selects_every(selector: &str) -> bool {
+    selector
+        .split('+')
+        .any(|term| term.trim().split(':').next() == Some(EVERY))
+}
+
+/// `e`'s parameters that `filter` keeps, as rows (of the records derived under `derived`).
+fn term_rows(e: &Experiment, filter: &str, derived: Option<&str>, cores: usize) -> Vec<Row> {
+    let keep = |p: &Parameter| match filter {
+        "" => true,
+        "threaded" => p.threads > 1,
+        "counted" => p.counted,
+        other => match other.strip_suffix('*') {
+            Some(prefix) => p.name.starts_with(prefix),
+            None => p.name == other,
+        },
+    };
+    e.parameters
+        .iter()
+        .filter(|p| keep(p))
+        .map(|p| Row::of(e, p, cores))
+        .map(|row| match derived {
+            Some(derived) => Row {
+                experiment: derived.to_owned(),
+                ..row
+            },
+            None => row,
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -102,5 +125,17 @@ mod tests {
                 .contains("a row filter")
         );
         assert!(select(&TINY, "absent", 2).is_err());
+        assert_eq!(
+            names("*"),
+            names(&{
+                let experiments = TINY.experiments();
+                experiments
+                    .iter()
+                    .map(|e| e.name)
+                    .collect::<Vec<_>>()
+                    .join(" + ")
+            })
+        );
+        assert!(selects_every("op + *:counted") && !selects_every("op:s*"));
     }
 }

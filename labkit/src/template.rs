@@ -15,7 +15,8 @@ use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
 /// The functions a template may call, with how many arguments each takes: the value functions,
 /// and the blocks a page places (`table(METRIC, ROWS)`, `cost_split(ROWS)`,
-/// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`; rows as [`crate::rows`] selects).
+/// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`, `not_faster(DESIGN, "RIVAL …")`; rows as
+/// [`crate::rows`] selects).
 pub const FUNCTIONS: &[(&str, usize)] = &[
     ("v", 1),
     ("ratio", 2),
@@ -25,6 +26,7 @@ pub const FUNCTIONS: &[(&str, usize)] = &[
     ("cost_split", 1),
     ("latencies", 2),
     ("description", 1),
+    ("not_faster", 2),
 ];
 
 /// One value function call: its name and its arguments as written (references or numbers).

@@ -5,22 +5,17 @@
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::chart::{Chart, log_log_chart};
-use labkit::compare::{Verdict, compare_in};
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::Describe;
-use labkit::record::{BenchId, Metric, ResultSet};
-use labkit::report::{Row, format_metric};
-use labkit::table::format_change;
+use labkit::record::{Metric, ResultSet};
+use labkit::report::{Lines, Point, Row};
 use labkit::targets::Targets;
 
 use crate::concurrent::{SHAPES, Shape};
 pub use crate::derive::derived;
-use crate::derive::{
-    FOOTPRINT_PER_ENTRY, PER_ENTRY_EXPERIMENTS, check_targets, described, net_per_entry,
-};
+use crate::derive::{FOOTPRINT_PER_ENTRY, check_targets, described};
 use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
-use crate::workload::{COUNTED_OPS, DATASETS, Experiment};
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
 pub fn cost_buckets() -> Buckets {
     Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
@@ -36,45 +31,6 @@ pub fn concurrency_target_specs() -> Targets {
 
 pub fn target_specs() -> Targets {
     Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
-}
-
-/// Rows where `ours` is not faster than the better of `rivals`, with the verdict.
-fn not_faster_rows(set: &ResultSet, ours: &str, rivals: &[&str]) -> Vec<String> {
-    let mut out = Vec::new();
-    for case in labkit::lab::cases(&LAB, |e, _| e.is_timed()) {
-        let get = |i: &str| set.find(&case.id(i), Metric::NsPerOp);
-        let best = rivals
-            .iter()
-            .filter_map(|r| get(r))
-            .min_by(|a, b| a.value.total_cmp(&b.value));
-        if let (Some(best), Some(mine)) = (best, get(ours)) {
-            let c = compare_in(set, best, mine);
-            if c.verdict != Verdict::Better {
-                out.push(format!(
-                    "`{case}`: {} vs {} ({}, {})",
-                    format_metric(Metric::NsPerOp, mine.value),
-                    format_metric(Metric::NsPerOp, best.value),
-                    format_change(c.change_percent),
-                    c.verdict.word()
-                ));
-            }
-        }
-    }
-    out
-}
-
-/// The rows where dense-window is not faster than the better baseline, or that it is on every one.
-fn not_faster(set: &ResultSet, targets: &Targets) -> String {
-    let rivals = ["nested-tree", "primitive-bucketed"];
-    let slower = not_faster_rows(set, &targets.implementation, &rivals);
-    if slower.is_empty() {
-        format!(
-            "none: {} is faster than both baselines on every timed row.\n",
-            targets.implementation
-        )
-    } else {
-        slower.iter().map(|s| format!("- {s}\n")).collect()
-    }
 }
 
 /// The designs' and datasets' settings the prose names.
@@ -124,63 +80,8 @@ fn design_notes() -> String {
         .join("\n")
 }
 
-/// Rows for every (experiment, parameter) that has `metric` in the set.
-fn measured_rows(set: &ResultSet, metric: Metric) -> Vec<Row> {
-    labkit::lab::cases(&LAB, |e, _| e.is_timed())
-        .iter()
-        .map(|c| {
-            Row::new(
-                &c.experiment,
-                &c.parameter,
-                &format!("{} · `{}`", c.experiment, c.parameter),
-            )
-        })
-        .filter(|row| {
-            set.records.iter().any(|r| {
-                r.metric == metric
-                    && r.id.experiment == row.experiment
-                    && r.id.parameter == row.parameter
-            })
-        })
-        .collect()
-}
-
-/// Every parameter of `experiments` that has `metric` in the set, labelled with its experiment
-/// and read from the records `derived` names (the experiment's own when it names none).
-fn rows_with(
-    set: &ResultSet,
-    metric: Metric,
-    experiments: &[Experiment],
-    derived: fn(Experiment) -> String,
-    cores: usize,
-) -> Vec<Row> {
-    let rows = experiments.iter().flat_map(|e| {
-        Row::all(described(e.name()), cores)
-            .into_iter()
-            .map(move |row| Row {
-                label: format!("{} · {}", row.experiment, row.label),
-                experiment: derived(*e),
-                ..row
-            })
-    });
-    rows.filter(|row| {
-        set.records.iter().any(|r| {
-            r.metric == metric
-                && r.id.experiment == row.experiment
-                && r.id.parameter == row.parameter
-        })
-    })
-    .collect()
-}
-
 impl LabReport for PendingAckLab {
     fn report(&self, set: &ResultSet) -> Document {
-        let cores = set.environment.cores;
-        let instructions = |experiments: &[Experiment], derived: fn(Experiment) -> String| {
-            rows_with(set, Metric::InstructionsPerOp, experiments, derived, cores)
-        };
-        let counted = instructions(&Experiment::ALL, |e| e.name().to_owned());
-        let net_per_entry = instructions(&PER_ENTRY_EXPERIMENTS, net_per_entry);
         let targets = target_specs();
         let concurrency = concurrency_target_specs();
         let checked = |measured: &str, targets: &Targets| Block::Targets {
@@ -188,29 +89,8 @@ impl LabReport for PendingAckLab {
             measured: measured.into(),
         };
         let details = Page::new(include_str!("../report/details.md")).blocks(vec![
-            (
-                "instructions",
-                Block::Table(
-                    Metric::InstructionsPerOp,
-                    measured_rows(set, Metric::InstructionsPerOp),
-                ),
-            ),
-            ("cost_split", Block::CostSplit(counted)),
-            (
-                "net_per_entry",
-                Block::Table(Metric::InstructionsPerOp, net_per_entry),
-            ),
-            (
-                "allocs",
-                Block::Table(Metric::AllocsPerOp, measured_rows(set, Metric::AllocsPerOp)),
-            ),
-            (
-                "bytes",
-                Block::Table(Metric::BytesPerOp, measured_rows(set, Metric::BytesPerOp)),
-            ),
             ("all_concurrency_targets", checked("measured", &concurrency)),
             ("design_notes", Block::Markdown(design_notes())),
-            ("not_faster", Block::Markdown(not_faster(set, &targets))),
             ("targets_source", Block::Markdown(targets.source.clone())),
             ("targets", checked(&targets.implementation, &targets)),
             (
@@ -239,14 +119,14 @@ impl LabReport for PendingAckLab {
                 ),
             ]),
             details,
-            charts: charts(set, &LAB.implementations()),
+            charts: charts(set),
             settings: settings(),
             groups: groups(),
         }
     }
 }
 
-fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
+fn charts(set: &ResultSet) -> Vec<ChartSpec> {
     let cores = set.environment.cores;
     let per_entry = Row::all_derived(described(FOOTPRINT), cores, FOOTPRINT_PER_ENTRY);
     let mut charts: Vec<ChartSpec> = LAB
@@ -276,31 +156,21 @@ fn charts(set: &ResultSet, implementations: &[&str]) -> Vec<ChartSpec> {
     }
     // Bytes per entry against the average ledger size, the parameter that governs per-ledger
     // overhead: the sparse datasets sit on the left, one big ledger on the right.
-    let lines: Vec<Vec<(f64, f64, String)>> = implementations
-        .iter()
-        .map(|implementation| {
-            DATASETS
-                .iter()
-                .filter_map(|d| {
-                    let id = BenchId::new(FOOTPRINT_PER_ENTRY, implementation, d.name);
-                    let bytes = set.find(&id, Metric::RetainedBytes)?.value;
-                    let label = format!("{} — {bytes:.1} B/entry", d.name);
-                    Some((d.entries as f64 / d.ledgers as f64, bytes, label))
-                })
-                .collect()
-        })
-        .collect();
-    let title = "pending-ack: retained bytes per entry against entries per ledger";
-    charts.push(ChartSpec::Drawn(Chart {
+    let point = |d: &Dataset| Point {
+        x: d.entries as f64 / d.ledgers as f64,
+        parameter: d.name.into(),
+        name: d.name.into(),
+    };
+    charts.push(ChartSpec::Lines(Lines {
         stem: "pending-ack-footprint-vs-ledger-size".into(),
-        title: title.into(),
-        svg: log_log_chart(
-            title,
-            &format!("entries per ledger (all {} datasets)", DATASETS.len()),
-            "retained bytes per entry",
-            implementations,
-            &lines,
-        ),
+        title: "pending-ack: retained bytes per entry against entries per ledger".into(),
+        x_axis: format!("entries per ledger (all {} datasets)", DATASETS.len()),
+        y_axis: "retained bytes per entry".into(),
+        metric: Metric::RetainedBytes,
+        experiment: FOOTPRINT_PER_ENTRY.into(),
+        points: DATASETS.iter().map(point).collect(),
+        divisor: 1.0,
+        unit: "B/entry".into(),
     }));
     charts.push(ChartSpec::Metric {
         stem: "pending-ack-footprint-per-entry".into(),
@@ -316,7 +186,7 @@ mod tests {
     use super::*;
     use crate::derive::target_experiments;
     use labkit::lab::Kind;
-    use labkit::record::{Interval, Record};
+    use labkit::record::{BenchId, Interval, Record};
     use labkit::testing::result_set;
 
     const BASELINE: &str = "nested-tree";
@@ -419,12 +289,9 @@ mod tests {
                 timed("dispatch-and-ack-cycle", OURS, 20.0),
             ],
         );
-        let rows = not_faster_rows(&s, OURS, &[BASELINE, SEED_PRIMITIVE]);
-        assert_eq!(rows.len(), 1, "{rows:?}");
-        assert!(
-            rows[0].starts_with("`remove-all-up-to/50k-in-1`"),
-            "{rows:?}"
-        );
+        let rows = labkit::report::not_faster(&LAB, &s, OURS, &[BASELINE, SEED_PRIMITIVE]);
+        assert_eq!(rows.lines().count(), 1, "{rows}");
+        assert!(rows.starts_with("- `remove-all-up-to/50k-in-1`"), "{rows}");
     }
 
     #[test]

@@ -4,9 +4,15 @@
 
 mod case_time;
 mod comparison;
+mod cost_split;
+mod lines;
+mod not_faster;
 
 pub use case_time::{case_seconds, case_time_section};
 pub use comparison::comparison_table;
+pub use cost_split::cost_split_table;
+pub use lines::{Lines, Point, lines_chart};
+pub use not_faster::not_faster;
 
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Comparison, Verdict};
