@@ -240,9 +240,13 @@ fn cargo_bench_no_run(
     let mut cmd = cargo();
     cmd.env("GUNGRAUN_RUNNER", runner)
         .env("CARGO_TARGET_DIR", workspace.join("target"))
+        // Every bench target, those `cargo bench` leaves out (`bench = false`: the stages'
+        // binaries, which only the driver runs) too.
         .args([
             "bench",
             "--no-run",
+            "--bench",
+            "*",
             "--message-format=json-render-diagnostics",
         ])
         .current_dir(workspace);

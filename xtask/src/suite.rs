@@ -100,10 +100,29 @@ pub(crate) fn test() -> Result<()> {
             records.len()
         );
     }
+    cargo_bench_prints_every_lab()?;
     println!(
         "==> tests and smoke runs passed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// `cargo bench`, the first thing a Rust engineer types: every lab's `time` bench runs one pass
+/// (smoke-sized here) and prints it as a table, and the command exits 0.
+fn cargo_bench_prints_every_lab() -> Result<()> {
+    let printed = crate::process::output(cargo().args(["bench", "--", "--test"]))?;
+    for lab in labs::all()? {
+        let heading = format!("{}: one smoke pass", lab.title());
+        let table = printed
+            .split_once(&heading)
+            .map(|(_, after)| after)
+            .and_then(|after| after.lines().find(|l| l.starts_with("| Case |")));
+        if table != Some("| Case | Design | ns/op | × its baseline |") {
+            bail!("`cargo bench` printed no table for {}", lab.name());
+        }
+    }
+    println!("==> `cargo bench` printed a table for every lab");
     Ok(())
 }
 

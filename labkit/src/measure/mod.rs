@@ -23,6 +23,7 @@ use crate::sampling::{SampleSource, Sampler};
 
 mod allocation;
 mod pass;
+mod printed;
 
 pub use allocation::alloc_main;
 pub use pass::{CASE_TIME, case_time_id, pass_main, timer_overhead_id};

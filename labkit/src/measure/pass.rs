@@ -343,7 +343,13 @@ pub const CASE_TIME: &str = "case-time";
 /// started with its own environment size (stack offset), and takes verdicts across them
 /// ([`crate::compare`]). Each record is the pass's median sample of one cell.
 pub fn pass_main(lab: &'static dyn Lab) {
-    let (args, selection) = parse_args(lab);
+    let (mut args, selection) = parse_args(lab);
+    // Run by hand (`cargo bench -p LAB [-- FILTER]`: no `--out`), a pass is a quick one and
+    // prints a table for a person ([`super::printed`]).
+    let by_hand = args.out.is_none();
+    if by_hand && !args.test {
+        args.quick = true;
+    }
     let timing = lab.timing(args.mode());
     let disturbance = crate::process::Disturbance::start();
     let mut placement = Placement::new(args.seed);
@@ -400,6 +406,14 @@ pub fn pass_main(lab: &'static dyn Lab) {
         ));
     }
     records.extend(disturbance.records());
+    if by_hand {
+        print!(
+            "{}\n{}",
+            super::printed::heading(lab, &records, args.test),
+            super::printed::time_table(lab, &records).render()
+        );
+        return;
+    }
     crate::record::emit_records(args.out.as_deref(), &records)
         .unwrap_or_else(|e| exit_with_usage_error(&e));
 }
