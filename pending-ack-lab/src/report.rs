@@ -1,7 +1,7 @@
 //! pending-ack-lab's report: what its two pages hold beyond what their templates place
 //! (`report/*.md`: every experiment's section, looped over the groups below), its targets
 //! (dense-window's, the concurrency ones), the answers to the seed's published rows and its
-//! charts. The design notes are `dense_window.rs`'s own documentation.
+//! charts. The design notes read dense-window's constants from its code.
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
@@ -9,6 +9,7 @@ use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::Describe;
 use labkit::record::{Metric, ResultSet};
 use labkit::report::{Lines, Point, Row};
+use labkit::table::format_count;
 use labkit::targets::Targets;
 
 use crate::concurrent::{SHAPES, Shape};
@@ -35,6 +36,7 @@ pub fn target_specs() -> Targets {
 
 /// The designs' and datasets' settings the prose names.
 fn settings() -> Vec<(&'static str, String)> {
+    use crate::implementations::dense_window as dense;
     use crate::implementations::striped_window::{SORTED_UP_TO, STRIPES};
     let small = crate::workload::Dataset::find("64k-in-1k").expect("a dataset of the lab");
     vec![
@@ -45,6 +47,19 @@ fn settings() -> Vec<(&'static str, String)> {
             (small.entries / small.ledgers).to_string(),
         ),
         ("counted_ops", COUNTED_OPS.to_string()),
+        ("ledger_bytes", dense::LEDGER_BYTES.to_string()),
+        ("value_bytes", size_of::<crate::PendingAck>().to_string()),
+        ("slots_per_entry", dense::SLOTS_PER_ENTRY.to_string()),
+        ("growth_one_in", dense::GROWTH_ONE_IN.to_string()),
+        (
+            "shrink_below_one_in",
+            dense::SHRINK_BELOW_ONE_IN.to_string(),
+        ),
+        (
+            "spare_slots_per_entry",
+            dense::SPARE_SLOTS_PER_ENTRY.to_string(),
+        ),
+        ("spare_floor", format_count(dense::SPARE_FLOOR_SLOTS as u64)),
     ]
 }
 
@@ -70,16 +85,6 @@ fn groups() -> Vec<(&'static str, Vec<labkit::template::Item<'static>>)> {
     vec![("single", single), ("shapes", shapes)]
 }
 
-/// dense-window's module documentation, as markdown.
-fn design_notes() -> String {
-    include_str!("implementations/dense_window.rs")
-        .lines()
-        .map_while(|l| l.strip_prefix("//!"))
-        .map(|l| l.strip_prefix(' ').unwrap_or(l))
-        .collect::<Vec<_>>()
-        .join("\n")
-}
-
 impl LabReport for PendingAckLab {
     fn report(&self, set: &ResultSet) -> Document {
         let targets = target_specs();
@@ -90,7 +95,6 @@ impl LabReport for PendingAckLab {
         };
         let details = Page::new(include_str!("../report/details.md")).blocks(vec![
             ("all_concurrency_targets", checked("measured", &concurrency)),
-            ("design_notes", Block::Markdown(design_notes())),
             ("targets_source", Block::Markdown(targets.source.clone())),
             ("targets", checked(&targets.implementation, &targets)),
             (
@@ -216,8 +220,6 @@ mod tests {
         for targets in [target_specs(), concurrency_target_specs()] {
             labkit::testing::targets_name_the_lab_s_own(&LAB, &targets, target_experiments);
         }
-        assert!(design_notes().starts_with("`dense-window`: a layout"));
-        assert!(!design_notes().contains("//!"));
         assert!(!cost_buckets().buckets.is_empty());
     }
 
@@ -299,6 +301,13 @@ mod tests {
         let rendered = labkit::document::render(&LAB, &result_set(&LAB, vec![])).unwrap();
         assert!(rendered.main.contains("## Answers"));
         assert!(rendered.details.contains("## Design notes: `dense-window`"));
+        let ledger = crate::implementations::dense_window::LEDGER_BYTES;
+        assert!(
+            rendered
+                .details
+                .contains(&format!("{ledger} bytes per ledger")),
+            "the design notes state the code's constants"
+        );
         assert!(rendered.details.contains("### `shuffled-ack-cycle`"));
         let partial = result_set(&LAB, vec![timed("remove-all-up-to", OURS, 91.0)]);
         let partial = labkit::document::render(&LAB, &partial).unwrap();

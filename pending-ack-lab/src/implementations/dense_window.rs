@@ -1,7 +1,7 @@
 //! `dense-window`: a layout built from how pending acks behave. Within a ledger, entries are
 //! dispatched in increasing, nearly contiguous entry-id order, acked mostly near-FIFO and cleaned
-//! up by prefix; ledgers arrive in increasing order and leave from the front. (This text is also
-//! the design notes of the lab's report, so it is written once.)
+//! up by prefix; ledgers arrive in increasing order and leave from the front. (The report's design
+//! notes say the same for its readers, with the constants below read from this code.)
 //!
 //! - Outer level: the ledgers sorted by id, 32 bytes per ledger, in a sliding `Vec` (a start index
 //!   moves past drained ledgers; the buffer is compacted when a push finds it full). New ledgers
@@ -35,7 +35,14 @@ mod ring;
 mod sliding_vec;
 
 use ring::{Ring, Spares, TooSparse};
+pub(crate) use ring::{
+    SHRINK_BELOW_ONE_IN, SLOTS_PER_ENTRY, SPARE_FLOOR_SLOTS, SPARE_SLOTS_PER_ENTRY,
+};
+pub(crate) use sliding_vec::GROWTH_ONE_IN;
 use sliding_vec::SlidingVec;
+
+/// What one ledger costs in the outer list, whatever it holds.
+pub(crate) const LEDGER_BYTES: usize = std::mem::size_of::<Ledger>();
 
 #[derive(Default)]
 pub struct DenseWindow {

@@ -12,11 +12,16 @@ const ABSENT: PendingAck = PendingAck::ABSENT;
 
 /// A ring may span at most this many slots per entry (plus [`RING_SLACK`]) before its ledger turns
 /// sparse: worst case 32 bytes of ring per entry.
-const SLOTS_PER_ENTRY: u64 = 4;
+pub(crate) const SLOTS_PER_ENTRY: u64 = 4;
 const RING_SLACK: u64 = 64;
 
-/// Spare rings may hold up to 2 slots per live entry plus this many (8 KiB).
-const SPARE_FLOOR_SLOTS: usize = 1_024;
+/// Spare rings may hold up to [`SPARE_SLOTS_PER_ENTRY`] slots per live entry plus this many
+/// (8 KiB).
+pub(crate) const SPARE_FLOOR_SLOTS: usize = 1_024;
+pub(crate) const SPARE_SLOTS_PER_ENTRY: usize = 2;
+
+/// A prefix cleanup shrinks a ring that uses less than one slot in this many of its capacity.
+pub(crate) const SHRINK_BELOW_ONE_IN: usize = 4;
 
 /// Entries `base .. base + slots.len()`; the first and last slots are present whenever `len > 0`.
 #[derive(Default)]
@@ -42,9 +47,9 @@ pub(super) struct Spares {
 }
 
 impl Spares {
-    /// At most 2 slots per live entry plus a floor.
+    /// At most [`SPARE_SLOTS_PER_ENTRY`] slots per live entry plus a floor.
     fn budget(live_entries: usize) -> usize {
-        2 * live_entries + SPARE_FLOOR_SLOTS
+        SPARE_SLOTS_PER_ENTRY * live_entries + SPARE_FLOOR_SLOTS
     }
 
     pub(super) fn push(&mut self, ring: Box<Ring>, live_entries: usize) {
@@ -57,7 +62,9 @@ impl Spares {
 
     fn set_slots(&mut self, slots: usize) {
         self.slots = slots;
-        self.over_budget_below = slots.saturating_sub(SPARE_FLOOR_SLOTS).div_ceil(2);
+        self.over_budget_below = slots
+            .saturating_sub(SPARE_FLOOR_SLOTS)
+            .div_ceil(SPARE_SLOTS_PER_ENTRY);
     }
 
     /// A spare ring, cleared, or a new one.
@@ -269,7 +276,7 @@ impl Ring {
             self.trim_front();
         }
         let capacity = self.slots.capacity();
-        if capacity > 64 && capacity > 4 * self.slots.len() {
+        if capacity > 64 && capacity > SHRINK_BELOW_ONE_IN * self.slots.len() {
             self.slots
                 .shrink_to(self.slots.len() + self.slots.len() / 4);
         }

@@ -8,6 +8,10 @@
 
 use std::ops::{Index, IndexMut};
 
+/// A full buffer grows by one item in this many of those it holds (1.25×): dense ledgers waste
+/// little, and a steady queue stops growing.
+pub(crate) const GROWTH_ONE_IN: usize = 4;
+
 pub(super) struct SlidingVec<T> {
     /// `items[start..]` are live. `items[..start]` were removed: left as they were when `T` is
     /// `Copy` (nothing to drop), as `T::default()` otherwise.
@@ -154,7 +158,7 @@ impl<T> SlidingVec<T> {
                 return;
             }
         }
-        let target = (live + more).max(live + live / 4).max(8);
+        let target = (live + more).max(live + live / GROWTH_ONE_IN).max(8);
         self.compact();
         self.items.reserve_exact(target - live);
     }
