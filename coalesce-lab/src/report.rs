@@ -135,12 +135,9 @@ fn waiting_table(set: &ResultSet) -> Block {
     Block::Markdown(table.render())
 }
 
-pub fn target_specs() -> Targets {
-    Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
-}
-
-pub fn answers() -> Answers {
-    Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
+labkit::report_files! {
+    target_specs: Targets = "targets.json",
+    answers: Answers = "answers.json",
 }
 
 fn same(measured: &str) -> String {
@@ -185,25 +182,25 @@ impl LabReport for CoalesceLab {
         let checked = labkit::targets::check(set, &targets, target_experiments);
         let scrape = rows(SCRAPE, cores);
         let mut charts = vec![
-            ChartSpec::Metric {
-                stem: "coalesce-goodput".into(),
-                title: "coalesce: requests served per second, by scenario".into(),
-                metric: Metric::EventsPerSec(SERVED),
-                rows: scrape.clone(),
-            },
-            ChartSpec::Metric {
-                stem: "coalesce-peak-heap".into(),
-                title: "coalesce: peak live heap above the pre-run level, by scenario".into(),
-                metric: Metric::PeakHeapBytes,
-                rows: scrape.clone(),
-            },
+            ChartSpec::bars(
+                "coalesce-goodput",
+                "coalesce: requests served per second, by scenario",
+                Metric::EventsPerSec(SERVED),
+                scrape.clone(),
+            ),
+            ChartSpec::bars(
+                "coalesce-peak-heap",
+                "coalesce: peak live heap above the pre-run level, by scenario",
+                Metric::PeakHeapBytes,
+                scrape.clone(),
+            ),
         ];
         charts.extend(memory_against_users());
         charts.push(waiting_chart(set));
-        charts.extend(scrape.iter().map(|row| ChartSpec::Latency {
-            stem: format!("coalesce-latency-{}", row.parameter),
-            title: format!("coalesce: latency percentiles, {}", row.parameter),
-            row: row.clone(),
+        charts.extend(scrape.iter().map(|row| {
+            let p = &row.parameter;
+            let title = format!("coalesce: latency percentiles, {p}");
+            ChartSpec::latency(format!("coalesce-latency-{p}"), title, row.clone())
         }));
         Document {
             trust: Some(Block::Markdown(format!(

@@ -19,16 +19,10 @@ use crate::lab::{
 /// What the targets table says below its rows: the reasons for misses, with this run's values.
 const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
 
-pub fn cost_buckets() -> Buckets {
-    Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
-}
-
-pub fn answers() -> Answers {
-    Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
-}
-
-pub fn target_specs() -> Targets {
-    Targets::parse(include_str!("../report/targets.json")).expect("the targets file parses")
+labkit::report_files! {
+    cost_buckets: Buckets = "cost-buckets.json",
+    answers: Answers = "answers.json",
+    target_specs: Targets = "targets.json",
 }
 
 /// A signed duration: `+1.20 µs`, `−350 ns`.
@@ -111,19 +105,17 @@ impl LabReport for DedupLab {
         let churn = all(CHURN);
         let purge = all(&format!("{BESIDE_INACTIVE} + {PURGE_SWEEP}"));
         let targets = target_specs();
-        let mut charts = vec![ChartSpec::Metric {
-            stem: "dedup-admission-ns".into(),
-            title: "dedup: time per admission by thread shape (ns/op, median)".into(),
-            metric: Metric::NsPerOp,
-            rows: admission,
-        }];
-        charts.extend(churn.iter().chain(&purge).map(|row| ChartSpec::Latency {
-            stem: format!("dedup-{}-{}-latency", row.experiment, row.parameter),
-            title: format!(
-                "dedup: {} · {}, admission latency percentiles",
-                row.experiment, row.parameter
-            ),
-            row: row.clone(),
+        let title = "dedup: time per admission by thread shape (ns/op, median)";
+        let mut charts = vec![ChartSpec::bars(
+            "dedup-admission-ns",
+            title,
+            Metric::NsPerOp,
+            admission,
+        )];
+        charts.extend(churn.iter().chain(&purge).map(|row| {
+            let (e, p) = (&row.experiment, &row.parameter);
+            let title = format!("dedup: {e} · {p}, admission latency percentiles");
+            ChartSpec::latency(format!("dedup-{e}-{p}-latency"), title, row.clone())
         }));
         let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {

@@ -18,20 +18,11 @@ use crate::derive::{FOOTPRINT_PER_ENTRY, check_targets, described};
 use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
-pub fn cost_buckets() -> Buckets {
-    Buckets::parse(include_str!("../report/cost-buckets.json")).expect("the buckets file parses")
-}
-
-pub fn answers() -> Answers {
-    Answers::parse(include_str!("../report/answers.json")).expect("the answers file parses")
-}
-
-pub fn concurrency_target_specs() -> Targets {
-    Targets::parse(include_str!("../report/concurrency-targets.json")).expect("the file parses")
-}
-
-pub fn target_specs() -> Targets {
-    Targets::parse(include_str!("../report/targets.json")).expect("the file parses")
+labkit::report_files! {
+    cost_buckets: Buckets = "cost-buckets.json",
+    answers: Answers = "answers.json",
+    concurrency_target_specs: Targets = "concurrency-targets.json",
+    target_specs: Targets = "targets.json",
 }
 
 /// The designs' and datasets' settings the prose names.
@@ -137,26 +128,25 @@ fn charts(set: &ResultSet) -> Vec<ChartSpec> {
         .experiments()
         .iter()
         .filter(|e| e.is_timed())
-        .map(|e| ChartSpec::Metric {
-            stem: format!("pending-ack-{}-ns", e.name),
-            title: format!("pending-ack: {} (ns/op, median)", e.name),
-            metric: Metric::NsPerOp,
-            rows: Row::all(e, cores),
+        .map(|e| {
+            let title = format!("pending-ack: {} (ns/op, median)", e.name);
+            let stem = format!("pending-ack-{}-ns", e.name);
+            ChartSpec::bars(stem, title, Metric::NsPerOp, Row::all(e, cores))
         })
         .collect();
     for shape in SHAPES {
         let e = described(shape.name);
         let row = Row::all(e, cores).remove(0);
-        charts.push(ChartSpec::Latency {
-            stem: format!("pending-ack-{}-latency", e.name),
-            title: format!(
-                "pending-ack: {} · {}, {} latency percentiles",
-                e.name,
-                row.parameter,
-                shape.timed_operation()
-            ),
+        let (name, op) = (e.name, shape.timed_operation());
+        let title = format!(
+            "pending-ack: {name} · {}, {op} latency percentiles",
+            row.parameter
+        );
+        charts.push(ChartSpec::latency(
+            format!("pending-ack-{name}-latency"),
+            title,
             row,
-        });
+        ));
     }
     // Bytes per entry against the average ledger size, the parameter that governs per-ledger
     // overhead: the sparse datasets sit on the left, one big ledger on the right.
@@ -176,12 +166,14 @@ fn charts(set: &ResultSet) -> Vec<ChartSpec> {
         divisor: 1.0,
         unit: "B/entry".into(),
     }));
-    charts.push(ChartSpec::Metric {
-        stem: "pending-ack-footprint-per-entry".into(),
-        title: "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)".into(),
-        metric: Metric::RetainedBytes,
-        rows: per_entry,
-    });
+    let title = "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)";
+    let stem = "pending-ack-footprint-per-entry";
+    charts.push(ChartSpec::bars(
+        stem,
+        title,
+        Metric::RetainedBytes,
+        per_entry,
+    ));
     charts
 }
 

@@ -14,6 +14,19 @@ pub use cost_split::cost_split_table;
 pub use lines::{Lines, Point, lines_chart};
 pub use not_faster::not_faster;
 
+/// A lab's reference files under its `report/` directory, each read into the binary and parsed
+/// where it is used: `answers: Answers = "answers.json"` gives `pub fn answers() -> Answers`. A
+/// file that does not parse is the lab's bug, which its conformance tests catch.
+#[macro_export]
+macro_rules! report_files {
+    ($($name:ident: $ty:ty = $file:literal),+ $(,)?) => {$(
+        pub fn $name() -> $ty {
+            <$ty>::parse(include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/report/", $file)))
+                .expect(concat!("report/", $file, " parses"))
+        }
+    )+};
+}
+
 use crate::chart::{Chart, bar_chart, percentile_chart};
 use crate::compare::{Comparison, Verdict};
 use crate::lab::{Experiment, Parameter};

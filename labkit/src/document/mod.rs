@@ -8,6 +8,9 @@
 //! links, the derived records, and the per-id appendix. Data flows one way: the result set, the
 //! lab's derived records, the lab's declaration, markdown.
 
+mod charts;
+pub use charts::ChartSpec;
+
 use crate::answers::Answers;
 use crate::chart::Chart;
 use crate::lab::{Describe, Lab};
@@ -117,27 +120,6 @@ pub fn target_blocks(
         ),
         ("targets_notes", Block::Measured(notes.to_owned())),
     ]
-}
-
-/// A chart the report links.
-pub enum ChartSpec {
-    /// Bars of `metric`: a group per row, a bar per implementation.
-    Metric {
-        stem: String,
-        title: String,
-        metric: Metric,
-        rows: Vec<Row>,
-    },
-    /// The percentile curves of one row.
-    Latency {
-        stem: String,
-        title: String,
-        row: Row,
-    },
-    /// A metric against a property of the cases, a line per implementation.
-    Lines(crate::report::Lines),
-    /// Drawn by the lab.
-    Drawn(Chart),
 }
 
 /// The assembled report.
