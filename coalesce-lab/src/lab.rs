@@ -275,14 +275,15 @@ mod tests {
         assert!(err.contains("not a parameter of scrape"), "{err}");
     }
 
-    /// The short cross-check: oha (installed by `cargo xtask test` / `tools`) drives each
-    /// cross-checked scenario, every request is served and timed, and the server's events are
-    /// counted as for the lab's generator. Agreement between the two is a benchmark's business
-    /// (the report's targets), not a test's.
+    /// The short cross-check: oha drives each cross-checked scenario, every request is served
+    /// and timed, and the server's events are counted as for the lab's generator. Agreement
+    /// between the two is a benchmark's business (the report's targets), not a test's. Ignored by
+    /// a plain `cargo test`, which a fresh clone without the driver's tools must pass.
     #[test]
+    #[ignore = "needs oha in .tools/: `cargo xtask test` installs it and runs this test"]
     fn oha_drives_every_cross_checked_scenario() {
-        if !labkit::testing::tool_present(&crate::oha::tool()) {
-            return;
+        if let Err(why) = crate::oha::tool().installed() {
+            panic!("{why}");
         }
         for parameter in CROSS_CHECKED {
             let case = BenchCase::new(SCRAPE_BY_OHA, parameter);

@@ -82,21 +82,6 @@ pub fn jdk_present() -> bool {
     }
 }
 
-/// Whether `tool` is there for a test that drives it. Under `cargo xtask test` (which installs
-/// the tools and says where, [`crate::tools::TOOLS_ENV`]) it must be: the test then runs, and
-/// fails if it is missing. Under a plain `cargo test` on a fresh clone a missing tool skips the
-/// test, saying so in one line.
-pub fn tool_present(tool: &crate::tools::Tool) -> bool {
-    match tool.installed() {
-        Ok(_) => true,
-        Err(_) if std::env::var_os(crate::tools::TOOLS_ENV).is_some() => true,
-        Err(why) => {
-            eprintln!("skipped: {why}; `cargo xtask test` installs it and runs this test");
-            false
-        }
-    }
-}
-
 /// Every JVM design of `lab` passes its JVM side's own correctness checks (`labkit.JvmLab.check`).
 pub fn jvm_designs_pass_their_checks(lab: &dyn Lab) {
     if lab.jvm_designs().is_empty() || !jdk_present() {
