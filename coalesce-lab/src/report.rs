@@ -1,255 +1,145 @@
 //! coalesce-lab's report: its targets, its answers to the write-up, and what its two pages hold
 //! (tables of the measured records and of those [`crate::derive`] derives from them, charts).
 
-mod settings;
-
 use labkit::answers::Answers;
-use labkit::chart::{Chart, Scale, line_chart};
+use labkit::chart::Scale;
 use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
-use labkit::lab::Describe;
-use labkit::record::{BenchId, Metric, ResultSet};
-use labkit::report::{Lines, Point, Row};
-use labkit::table::{Align, Table, format_number};
-use labkit::targets::Targets;
+use labkit::record::{Metric, ResultSet};
+use labkit::report::{Lines, Point};
+use labkit::targets::{TargetSection, Targets};
 
-use crate::derive::target_experiments;
-use crate::derive::{
-    client_busy, client_cpu, measured_experiment, server_busy, server_cpu, server_system_cpu,
-    waiting,
-};
-use crate::lab::{CROSS_CHECKED, CoalesceLab, LAB, SCRAPE, SCRAPE_BY_OHA, SERVED};
-use crate::waiting::{SLOTS, slot_seconds};
-use crate::workload::{BODIES, Cost, PATIENT, Shape, scenarios};
-
-/// What the targets table says below its rows: the reasons for misses, with this run's values.
-const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
-
-/// Peak heap and peak RSS against users: one line per design over the closed loops of the small
-/// body with cheap generation, on log scales.
-fn memory_against_users() -> Vec<ChartSpec> {
-    let closed: Vec<Point> = scenarios()
-        .into_iter()
-        .filter(|s| s.body == BODIES[0] && s.cost == Cost::Cheap && !s.gzip && !s.overload)
-        .filter_map(|s| match s.shape {
-            Shape::Closed { users } if s.timeout == PATIENT => Some(Point {
-                x: users as f64,
-                parameter: s.name(),
-                name: format!("{users} users"),
-            }),
-            _ => None,
-        })
-        .collect();
-    let charts = [
-        (
-            Metric::PeakHeapBytes,
-            "peak-heap",
-            "peak live heap above the pre-run level",
-        ),
-        (
-            Metric::PeakRssBytes,
-            "peak-rss",
-            "peak resident set of the process",
-        ),
-    ];
-    charts
-        .into_iter()
-        .map(|(metric, stem, what)| {
-            ChartSpec::Lines(Lines {
-                stem: format!("coalesce-{stem}-vs-users"),
-                title: format!("coalesce: {what} against users, 1 MiB bodies"),
-                x_axis: "users (closed loop)".into(),
-                y_axis: "MiB".into(),
-                metric,
-                experiment: SCRAPE.into(),
-                points: closed.clone(),
-                divisor: f64::from(1 << 20),
-                unit: "MiB".into(),
-            })
-        })
-        .collect()
-}
-
-/// The overload's requests waiting in the server over its window, per design: the mean backlog
-/// at each slot some sample reached ([`crate::waiting`]), as (seconds, requests).
-fn waiting_over_time(set: &ResultSet) -> (String, Vec<Vec<(f64, f64)>>) {
-    let overload = scenarios()
-        .into_iter()
-        .find(|s| s.overload)
-        .map_or_else(String::new, |s| s.name());
-    let lines = LAB
-        .implementations()
-        .iter()
-        .map(|design| {
-            (0..SLOTS)
-                .filter_map(|k| {
-                    let id = BenchId::new(&waiting(k), design, &overload);
-                    Some((slot_seconds(k), set.find(&id, Metric::Ratio)?.value))
-                })
-                .collect()
-        })
-        .collect();
-    (overload, lines)
-}
-
-/// The queue-growth chart: requests waiting against time in the overload, one line per design.
-fn waiting_chart(set: &ResultSet) -> ChartSpec {
-    let (overload, lines) = waiting_over_time(set);
-    let labelled: Vec<Vec<(f64, f64, String)>> = lines
-        .iter()
-        .map(|line| {
-            line.iter()
-                .map(|&(t, n)| (t, n, format!("{t:.1} s: {n:.0} waiting")))
-                .collect()
-        })
-        .collect();
-    let title = format!("coalesce: requests waiting in the server, {overload}");
-    ChartSpec::Drawn(Chart {
-        stem: "coalesce-waiting-overload".into(),
-        svg: line_chart(
-            &title,
-            ("seconds since the window opened", Scale::Linear),
-            ("requests waiting (queued or generating)", Scale::Linear),
-            &LAB.implementations(),
-            &labelled,
-        ),
-        title,
-    })
-}
-
-/// The same as a table: a row per design, a column per slot any design reached.
-fn waiting_table(set: &ResultSet) -> Block {
-    let (_, lines) = waiting_over_time(set);
-    let slots = lines.iter().map(Vec::len).max().unwrap_or(0);
-    let mut table = Table::new().column("Design", Align::Left);
-    for k in 0..slots {
-        table = table.column(&format!("{:.1} s", slot_seconds(k)), Align::Right);
-    }
-    for (design, line) in LAB.implementations().iter().zip(&lines) {
-        let mut cells = vec![format!("`{design}`")];
-        cells.extend((0..slots).map(|k| {
-            line.get(k)
-                .map_or("ended".into(), |(_, n)| format_number(*n))
-        }));
-        table.row(cells);
-    }
-    Block::Markdown(table.render())
-}
+use crate::derive::{target_experiments, waiting};
+use crate::implementations::bounded_pool::{QUEUE, THREADS};
+use crate::lab::{CoalesceLab, HEADLINE, LAB, SCRAPE, SERVED};
+use crate::load::LAG_EDGES;
+use crate::waiting::{SLOT, SLOTS, slot_seconds};
+use crate::workload::{BODIES, CAP, CLOSED, GZIP, OPEN_DEADLINE, OPEN_PERCENTS, OVERLOAD};
+use crate::workload::{Cost, PATIENT, Shape, scenarios};
 
 labkit::report_files! {
     target_specs: Targets = "targets.json",
     answers: Answers = "answers.json",
 }
 
-fn same(measured: &str) -> String {
-    measured.to_owned()
+/// Peak heap and peak RSS against users: one line per design over the closed loops of the small
+/// body with cheap generation, on log scales.
+fn memory_against_users() -> [ChartSpec; 2] {
+    let closed: Vec<Point> = scenarios()
+        .into_iter()
+        .filter(|s| s.body == BODIES[0] && s.cost == Cost::Cheap && s.timeout == PATIENT)
+        .filter(|s| !s.gzip && !s.overload)
+        .filter_map(|s| match s.shape {
+            Shape::Closed { users } => Some((users, s.name())),
+            Shape::Open { .. } => None,
+        })
+        .map(|(users, name)| Point::new(users as f64, SCRAPE, &name, format!("{users} users")))
+        .collect();
+    let chart = |metric: Metric, stem: &str, what: &str| {
+        let title = format!("coalesce: {what} against users, 1 MiB bodies");
+        let stem = format!("coalesce-{stem}-vs-users");
+        let lines = Lines::new(stem, title, metric, closed.clone());
+        let lines = lines.axes("users (closed loop)", "MiB", Scale::Log);
+        ChartSpec::Lines(lines.unit("MiB", f64::from(1 << 20), 1))
+    };
+    let heap = "peak live heap above the pre-run level";
+    let rss = "peak resident set of the process";
+    [
+        chart(Metric::PeakHeapBytes, "peak-heap", heap),
+        chart(Metric::PeakRssBytes, "peak-rss", rss),
+    ]
 }
 
-fn generator_name(experiment: &str) -> &'static str {
-    if experiment == SCRAPE_BY_OHA {
-        "oha"
-    } else {
-        "the lab's generator"
-    }
+/// The queue-growth chart (its table on the main page): requests waiting in the server over the
+/// overload's window, one line per design, the mean backlog at each slot some sample reached
+/// ([`crate::waiting`]).
+fn waiting_chart() -> ChartSpec {
+    let overload = scenarios().into_iter().find(|s| s.overload);
+    let overload = overload.map_or_else(String::new, |s| s.name());
+    let point = |k: usize| {
+        let x = slot_seconds(k);
+        Point::new(x, &waiting(k), &overload, format!("{x:.1} s"))
+    };
+    let title = format!("coalesce: requests waiting in the server, {overload}");
+    let points = (0..SLOTS).map(point).collect();
+    let lines = Lines::new("coalesce-waiting-overload", title, Metric::Ratio, points);
+    let y_axis = "requests waiting (queued or generating)";
+    let lines = lines.axes("seconds since the window opened", y_axis, Scale::Linear);
+    ChartSpec::Lines(lines.unit("waiting", 1.0, 0))
 }
 
-/// The scenarios as rows of `experiment` (a derived one, or the scrapes).
-fn rows(experiment: &str, cores: usize) -> Vec<Row> {
-    Row::all_derived(measured_experiment(experiment), cores, experiment)
+/// Every `{{ name }}` the coalesce pages may print besides the kit's: the workload's settings,
+/// read from the code that ran them so that no template types a number.
+fn settings() -> Vec<(&'static str, String)> {
+    let [small, large] = BODIES.map(|body| format!("{} MiB", body.bytes >> 20));
+    let largest = |body: usize| {
+        let users = CLOSED
+            .iter()
+            .filter(|(_, b, _)| b.bytes == BODIES[body].bytes);
+        users.map(|(users, _, _)| *users).max().unwrap_or(0)
+    };
+    let percents: Vec<String> = OPEN_PERCENTS.iter().map(|p| format!("{p} %")).collect();
+    let (last, first) = percents.split_last().expect("the open loops have rates");
+    let headline: Vec<String> = HEADLINE.iter().map(|p| format!("{SCRAPE}:{p}")).collect();
+    labkit::settings![
+        cap = CAP,
+        small_body = small,
+        large_body = large,
+        largest_small_users = largest(0),
+        largest_large_users = largest(1),
+        pool_threads = THREADS,
+        pool_queue = QUEUE,
+        overload_users = OVERLOAD.0,
+        overload_deadline = OVERLOAD.1,
+        gzip_deadline = GZIP.1,
+        slot = SLOT,
+        open_percents = format!("{} and {last}", first.join(", ")),
+        open_top = last,
+        open_deadline = OPEN_DEADLINE,
+        lag_0 = LAG_EDGES[0],
+        lag_1 = LAG_EDGES[1],
+        lag_2 = LAG_EDGES[2],
+        oha_version = format!("version {}", crate::oha::tool().version),
+        // The main page's rows, as a table's selector ([`labkit::rows`]).
+        headline = headline.join(" + "),
+    ]
 }
 
 impl LabReport for CoalesceLab {
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
-        // Each cross-checked scenario twice, the lab's generator's row above oha's.
-        let cross_check = |metric: Metric, derived: fn(&str) -> String| {
-            let pairs = CROSS_CHECKED.iter().flat_map(|parameter| {
-                [SCRAPE, SCRAPE_BY_OHA].map(|measured| {
-                    let experiment = derived(measured);
-                    let row = rows(&experiment, cores)
-                        .into_iter()
-                        .find(|r| r.parameter == *parameter)
-                        .expect("cross-checked scenarios are scenarios");
-                    Row {
-                        label: format!("{} — {}", row.label, generator_name(measured)),
-                        ..row
-                    }
-                })
-            });
-            Block::Table(metric, pairs.collect())
+        let scrape = labkit::rows::select(&LAB, SCRAPE, cores).expect("the lab's own rows");
+        let bars = |metric: Metric, stem: &str, what: &str| {
+            let title = format!("coalesce: {what}, by scenario");
+            ChartSpec::bars(format!("coalesce-{stem}"), title, metric, scrape.clone())
         };
-        // The main page lists the targets missed; the details, every one.
-        let targets = target_specs();
-        let checked = labkit::targets::check(set, &targets, target_experiments);
-        let scrape = rows(SCRAPE, cores);
+        let served = "requests served per second";
+        let heap = "peak live heap above the pre-run level";
         let mut charts = vec![
-            ChartSpec::bars(
-                "coalesce-goodput",
-                "coalesce: requests served per second, by scenario",
-                Metric::EventsPerSec(SERVED),
-                scrape.clone(),
-            ),
-            ChartSpec::bars(
-                "coalesce-peak-heap",
-                "coalesce: peak live heap above the pre-run level, by scenario",
-                Metric::PeakHeapBytes,
-                scrape.clone(),
-            ),
+            bars(Metric::EventsPerSec(SERVED), "goodput", served),
+            bars(Metric::PeakHeapBytes, "peak-heap", heap),
         ];
         charts.extend(memory_against_users());
-        charts.push(waiting_chart(set));
+        charts.push(waiting_chart());
         charts.extend(scrape.iter().map(|row| {
             let p = &row.parameter;
             let title = format!("coalesce: latency percentiles, {p}");
             ChartSpec::latency(format!("coalesce-latency-{p}"), title, row.clone())
         }));
+        let conformance = include_str!("../report/conformance.md");
+        let trust = format!("{conformance}\n{}", crate::conformance::table(set).render());
+        let seed = Block::Markdown(include_str!("../report/seed.md").into());
         Document {
-            trust: Some(Block::Markdown(format!(
-                "{}\n{}",
-                include_str!("../report/conformance.md"),
-                crate::conformance::table(set).render()
-            ))),
+            trust: Some(Block::Markdown(trust)),
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md")).blocks(vec![
-                ("waiting", waiting_table(set)),
-                (
-                    "seed",
-                    Block::Markdown(include_str!("../report/seed.md").into()),
-                ),
-                ("targets_source", Block::Markdown(targets.source.clone())),
-                (
-                    "targets",
-                    Block::TargetMisses {
-                        checked: checked.clone(),
-                        measured: "measured".into(),
-                    },
-                ),
-                ("targets_notes", Block::Measured(TARGETS_NOTES.into())),
-            ]),
-            details: Page::new(include_str!("../report/details.md")).blocks(vec![
-                (
-                    "targets_all",
-                    Block::Targets {
-                        checked,
-                        measured: "measured".into(),
-                    },
-                ),
-                (
-                    "cross_goodput",
-                    cross_check(Metric::EventsPerSec(SERVED), same),
-                ),
-                ("cross_p50", cross_check(Metric::LatencyP50Ns, same)),
-                ("cross_p99", cross_check(Metric::LatencyP99Ns, same)),
-                ("cross_client_cpu", cross_check(Metric::MeanNs, client_cpu)),
-                ("cross_client_busy", cross_check(Metric::Ratio, client_busy)),
-                ("cross_server_cpu", cross_check(Metric::MeanNs, server_cpu)),
-                ("cross_server_busy", cross_check(Metric::Ratio, server_busy)),
-                (
-                    "cross_server_system_cpu",
-                    cross_check(Metric::MeanNs, server_system_cpu),
-                ),
-            ]),
+            main: Page::new(include_str!("../report/report.md")).with("seed", seed),
+            details: Page::new(include_str!("../report/details.md")),
+            // The main page lists the targets missed, with the reasons below; the details, every one.
+            targets: vec![
+                TargetSection::new("targets", set, &target_specs(), target_experiments)
+                    .with_notes(include_str!("../report/targets-notes.md")),
+            ],
             charts,
-            settings: settings::settings(),
+            settings: settings(),
             groups: Vec::new(),
         }
     }
@@ -258,6 +148,7 @@ impl LabReport for CoalesceLab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use labkit::lab::Describe;
     use labkit::testing::result_set;
 
     #[test]
@@ -281,5 +172,22 @@ mod tests {
         // overload, one latency chart per scenario.
         let scenarios = LAB.experiments()[0].parameters.len();
         assert_eq!(rendered.charts.len(), 5 + scenarios);
+    }
+
+    #[test]
+    fn every_setting_is_a_short_phrase_with_its_unit() {
+        let settings = settings();
+        let get = |name: &str| {
+            settings
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.clone())
+                .unwrap()
+        };
+        assert_eq!(get("open_percents"), "50 %, 100 % and 200 %");
+        assert_eq!(get("lag_0"), "0.1 ms");
+        assert_eq!(get("cap"), "20 s");
+        assert_eq!(get("large_body"), "16 MiB");
+        assert_eq!(get("overload_deadline"), "100 ms");
     }
 }

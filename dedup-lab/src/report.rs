@@ -3,21 +3,18 @@
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_blocks};
+use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
 use labkit::lab::Describe;
 use labkit::record::{BenchId, Metric, ResultSet};
 use labkit::report::{Row, format_duration};
 use labkit::rows::select;
 use labkit::table::{Align, Table, format_count, format_number};
-use labkit::targets::Targets;
+use labkit::targets::{TargetSection, Targets};
 
 use crate::derive::target_experiments;
 use crate::lab::{
     ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, INACTIVE_PARAMETER, LAB, PURGE_SWEEP,
 };
-
-/// What the targets table says below its rows: the reasons for misses, with this run's values.
-const TARGETS_NOTES: &str = include_str!("../report/targets-notes.md");
 
 labkit::report_files! {
     cost_buckets: Buckets = "cost-buckets.json",
@@ -85,14 +82,11 @@ fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
 /// The churn and purge workloads' settings the prose names.
 fn settings() -> Vec<(&'static str, String)> {
     use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
-    vec![
-        ("churn_every", format_count(CHURN_EVERY)),
-        ("kept_inactive", format_count(KEPT_INACTIVE)),
-        (
-            "live_per_publisher",
-            format_count(LIVE_PER_PUBLISHER as u64),
-        ),
-        ("inactive", format_count(INACTIVE as u64)),
+    labkit::settings![
+        churn_every = format_count(CHURN_EVERY),
+        kept_inactive = format_count(KEPT_INACTIVE),
+        live_per_publisher = format_count(LIVE_PER_PUBLISHER as u64),
+        inactive = format_count(INACTIVE as u64),
     ]
 }
 
@@ -120,12 +114,7 @@ impl LabReport for DedupLab {
         let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md")).blocks(target_blocks(
-                set,
-                &targets,
-                target_experiments,
-                TARGETS_NOTES,
-            )),
+            main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")).blocks(vec![
                 ("churn_unexpected", Block::Markdown(unexpected.render())),
                 (
@@ -133,6 +122,11 @@ impl LabReport for DedupLab {
                     Block::Markdown(purge_tail_table(set, &implementations).render()),
                 ),
             ]),
+            targets: vec![
+                // The notes below the table: the reasons for misses, with this run's values.
+                TargetSection::new("targets", set, &targets, target_experiments)
+                    .with_notes(include_str!("../report/targets-notes.md")),
+            ],
             charts,
             settings: settings(),
             ..Document::default()

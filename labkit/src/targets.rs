@@ -253,6 +253,82 @@ pub fn check(
     out
 }
 
+/// A targets file checked against a run, with the prose below it: what a page places under the
+/// name the lab gives it ([`crate::document::Document::targets`]).
+pub struct TargetSection {
+    pub name: &'static str,
+    /// Where the targets come from (markdown).
+    pub source: String,
+    pub checked: Vec<Checked>,
+    /// The measured column's heading.
+    pub heading: String,
+    /// Prose on the misses, a template that may print this run's values.
+    pub notes: String,
+}
+
+impl TargetSection {
+    /// `targets` checked against `set` as [`check`] does, headed `measured`, with no notes.
+    pub fn new(
+        name: &'static str,
+        set: &ResultSet,
+        targets: &Targets,
+        experiments: impl Fn(&str) -> Vec<(String, Vec<String>)>,
+    ) -> Self {
+        Self {
+            name,
+            source: targets.source.clone(),
+            checked: check(set, targets, experiments),
+            heading: "measured".into(),
+            notes: String::new(),
+        }
+    }
+
+    pub fn headed(self, heading: &str) -> Self {
+        Self {
+            heading: heading.into(),
+            ..self
+        }
+    }
+
+    pub fn with_notes(self, notes: &str) -> Self {
+        Self {
+            notes: notes.into(),
+            ..self
+        }
+    }
+
+    /// Every target as a table.
+    pub fn table(&self) -> String {
+        table(self.checked.clone(), &self.heading).render()
+    }
+
+    /// How many targets were met, then the missed ones as a table.
+    pub fn misses(&self) -> String {
+        let count = |met: Option<bool>| self.checked.iter().filter(|c| c.met == met).count();
+        let missed: Vec<Checked> = self
+            .checked
+            .iter()
+            .filter(|c| c.met == Some(false))
+            .cloned()
+            .collect();
+        let summary = format!(
+            "**{} of {} targets met**{}{}",
+            count(Some(true)),
+            self.checked.len(),
+            match count(None) {
+                0 => String::new(),
+                n => format!(", {n} not measured"),
+            },
+            if missed.is_empty() { "." } else { "; missed:" }
+        );
+        if missed.is_empty() {
+            format!("{summary}\n")
+        } else {
+            format!("{summary}\n\n{}", table(missed, &self.heading).render())
+        }
+    }
+}
+
 /// The checked targets as a table; the measured column is headed `measured`.
 pub fn table(checked: Vec<Checked>, measured: &str) -> Table {
     let mut table = Table::new()
@@ -311,6 +387,47 @@ mod tests {
             {"what": "a quick run ≤ {{ at_most }}", "mode": "quick", "at_most_seconds": 120}
         ]
     }"#;
+
+    #[test]
+    fn a_section_counts_what_was_met_and_lists_only_the_misses() {
+        let targets = Targets::parse(FILE).unwrap();
+        let experiments = |name: &str| match name {
+            "op" => vec![("op".to_owned(), vec!["a".to_owned(), "b".to_owned()])],
+            _ => vec![],
+        };
+        let s = set(vec![ns("fast", "a", 8.0), ns("fast", "b", 12.0)]);
+        let section = TargetSection::new("t", &s, &targets, experiments)
+            .headed("fast")
+            .with_notes("why");
+        assert_eq!(
+            (section.source.as_str(), section.notes.as_str()),
+            ("a test", "why")
+        );
+        let misses = section.misses();
+        let met = section
+            .checked
+            .iter()
+            .filter(|c| c.met == Some(true))
+            .count();
+        let unmeasured = section.checked.iter().filter(|c| c.met.is_none()).count();
+        assert!(
+            misses.starts_with(&format!(
+                "**{met} of {} targets met**, {unmeasured} not measured; missed:",
+                section.checked.len()
+            )),
+            "{misses}"
+        );
+        assert!(
+            misses.contains("| op `b` ≤ 10 ns | 12.0 ns/op | **no** |"),
+            "{misses}"
+        );
+        assert!(
+            !misses.contains("op `a` ≤ 10 ns"),
+            "a met target is not listed"
+        );
+        assert!(section.table().contains("| Target | fast | Met? |"));
+        assert!(section.table().contains("op `a` ≤ 10 ns"));
+    }
 
     #[test]
     fn targets_are_met_missed_or_not_measured() {

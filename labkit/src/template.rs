@@ -14,19 +14,28 @@ use minijinja::value::{Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
 /// The functions a template may call, with how many arguments each takes: the value functions,
-/// and the blocks a page places (`table(METRIC, ROWS)`, `cost_split(ROWS)`,
-/// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`, `not_faster(DESIGN, "RIVAL …")`; rows as
-/// [`crate::rows`] selects).
+/// and the blocks a page places (`table(METRIC, ROWS)`, `paired(METRIC, ROWS_A, ROWS_B, "A",
+/// "B")` (each row of A above its match in B, labelled `row — A` and `row — B`: one case from two
+/// sources), `cost_split(ROWS)`,
+/// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`, `not_faster(DESIGN, "RIVAL …")`, the
+/// targets' `targets(NAME)`, `target_misses(NAME)`, `targets_source(NAME)`, `targets_notes(NAME)`
+/// and `lines_table(CHART)`; rows as [`crate::rows`] selects).
 pub const FUNCTIONS: &[(&str, usize)] = &[
     ("v", 1),
     ("ratio", 2),
     ("per", 2),
     ("minus", 2),
     ("table", 2),
+    ("paired", 5),
     ("cost_split", 1),
     ("latencies", 2),
     ("description", 1),
     ("not_faster", 2),
+    ("targets", 1),
+    ("target_misses", 1),
+    ("targets_source", 1),
+    ("targets_notes", 1),
+    ("lines_table", 1),
 ];
 
 /// One value function call: its name and its arguments as written (references or numbers).

@@ -3,7 +3,6 @@
 
 use labkit::lab::{Describe, Experiment as Description, Kind};
 use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
-use labkit::targets::{self, Checked, Targets};
 
 use crate::concurrent::{Lock, Shape, Timed};
 use crate::lab::{FOOTPRINT, LAB};
@@ -20,10 +19,9 @@ pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
 /// experiments whose op is one call over many entries: `<experiment>` + this.
 const NET_PER_ENTRY: &str = "-net-per-entry";
 /// The experiments with a derived `…-net-per-entry`.
-pub const PER_ENTRY_EXPERIMENTS: [Experiment; 2] =
-    [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
+const PER_ENTRY_EXPERIMENTS: [Experiment; 2] = [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
 
-pub fn net_per_entry(experiment: Experiment) -> String {
+fn net_per_entry(experiment: Experiment) -> String {
     format!("{}{NET_PER_ENTRY}", experiment.name())
 }
 
@@ -95,8 +93,4 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             ))
         });
     footprint.chain(per_entry).collect()
-}
-
-pub fn check_targets(set: &ResultSet, targets: &Targets) -> Vec<Checked> {
-    targets::check(set, targets, target_experiments)
 }

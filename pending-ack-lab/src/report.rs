@@ -5,16 +5,17 @@
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
+use labkit::chart::Scale;
+use labkit::document::{ChartSpec, Document, LabReport, Page};
 use labkit::lab::Describe;
 use labkit::record::{Metric, ResultSet};
 use labkit::report::{Lines, Point, Row};
 use labkit::table::format_count;
-use labkit::targets::Targets;
+use labkit::targets::{TargetSection, Targets};
 
 use crate::concurrent::{SHAPES, Shape};
 pub use crate::derive::derived;
-use crate::derive::{FOOTPRINT_PER_ENTRY, check_targets, described};
+use crate::derive::{FOOTPRINT_PER_ENTRY, described, target_experiments};
 use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
@@ -30,27 +31,18 @@ fn settings() -> Vec<(&'static str, String)> {
     use crate::implementations::dense_window as dense;
     use crate::implementations::striped_window::{SORTED_UP_TO, STRIPES};
     let small = crate::workload::Dataset::find("64k-in-1k").expect("a dataset of the lab");
-    vec![
-        ("stripes", STRIPES.to_string()),
-        ("sorted_up_to", SORTED_UP_TO.to_string()),
-        (
-            "small_ledger_entries",
-            (small.entries / small.ledgers).to_string(),
-        ),
-        ("counted_ops", COUNTED_OPS.to_string()),
-        ("ledger_bytes", dense::LEDGER_BYTES.to_string()),
-        ("value_bytes", size_of::<crate::PendingAck>().to_string()),
-        ("slots_per_entry", dense::SLOTS_PER_ENTRY.to_string()),
-        ("growth_one_in", dense::GROWTH_ONE_IN.to_string()),
-        (
-            "shrink_below_one_in",
-            dense::SHRINK_BELOW_ONE_IN.to_string(),
-        ),
-        (
-            "spare_slots_per_entry",
-            dense::SPARE_SLOTS_PER_ENTRY.to_string(),
-        ),
-        ("spare_floor", format_count(dense::SPARE_FLOOR_SLOTS as u64)),
+    labkit::settings![
+        stripes = STRIPES,
+        sorted_up_to = SORTED_UP_TO,
+        small_ledger_entries = small.entries / small.ledgers,
+        counted_ops = COUNTED_OPS,
+        ledger_bytes = dense::LEDGER_BYTES,
+        value_bytes = size_of::<crate::PendingAck>(),
+        slots_per_entry = dense::SLOTS_PER_ENTRY,
+        growth_one_in = dense::GROWTH_ONE_IN,
+        shrink_below_one_in = dense::SHRINK_BELOW_ONE_IN,
+        spare_slots_per_entry = dense::SPARE_SLOTS_PER_ENTRY,
+        spare_floor = format_count(dense::SPARE_FLOOR_SLOTS as u64),
     ]
 }
 
@@ -80,43 +72,21 @@ impl LabReport for PendingAckLab {
     fn report(&self, set: &ResultSet) -> Document {
         let targets = target_specs();
         let concurrency = concurrency_target_specs();
-        let checked = |measured: &str, targets: &Targets| Block::Targets {
-            checked: check_targets(set, targets),
-            measured: measured.into(),
-        };
-        let details = Page::new(include_str!("../report/details.md")).blocks(vec![
-            ("all_concurrency_targets", checked("measured", &concurrency)),
-            ("targets_source", Block::Markdown(targets.source.clone())),
-            ("targets", checked(&targets.implementation, &targets)),
-            (
-                "targets_notes",
-                Block::Measured(include_str!("../report/targets-notes.md").to_owned()),
-            ),
-        ]);
         Document {
-            trust: None,
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md")).blocks(vec![
-                (
-                    "concurrency_targets_source",
-                    Block::Markdown(concurrency.source.clone()),
-                ),
-                (
-                    "concurrency_targets",
-                    Block::TargetMisses {
-                        checked: check_targets(set, &concurrency),
-                        measured: "measured".into(),
-                    },
-                ),
-                (
-                    "concurrency_notes",
-                    Block::Measured(include_str!("../report/concurrency-notes.md").into()),
-                ),
-            ]),
-            details,
+            main: Page::new(include_str!("../report/report.md")),
+            details: Page::new(include_str!("../report/details.md")),
+            targets: vec![
+                TargetSection::new("concurrency", set, &concurrency, target_experiments)
+                    .with_notes(include_str!("../report/concurrency-notes.md")),
+                TargetSection::new("targets", set, &targets, target_experiments)
+                    .headed(&targets.implementation)
+                    .with_notes(include_str!("../report/targets-notes.md")),
+            ],
             charts: charts(set),
             settings: settings(),
             groups: groups(),
+            ..Document::default()
         }
     }
 }
@@ -150,22 +120,17 @@ fn charts(set: &ResultSet) -> Vec<ChartSpec> {
     }
     // Bytes per entry against the average ledger size, the parameter that governs per-ledger
     // overhead: the sparse datasets sit on the left, one big ledger on the right.
-    let point = |d: &Dataset| Point {
-        x: d.entries as f64 / d.ledgers as f64,
-        parameter: d.name.into(),
-        name: d.name.into(),
+    let point = |d: &Dataset| {
+        let x = d.entries as f64 / d.ledgers as f64;
+        Point::new(x, FOOTPRINT_PER_ENTRY, d.name, d.name)
     };
-    charts.push(ChartSpec::Lines(Lines {
-        stem: "pending-ack-footprint-vs-ledger-size".into(),
-        title: "pending-ack: retained bytes per entry against entries per ledger".into(),
-        x_axis: format!("entries per ledger (all {} datasets)", DATASETS.len()),
-        y_axis: "retained bytes per entry".into(),
-        metric: Metric::RetainedBytes,
-        experiment: FOOTPRINT_PER_ENTRY.into(),
-        points: DATASETS.iter().map(point).collect(),
-        divisor: 1.0,
-        unit: "B/entry".into(),
-    }));
+    let points = DATASETS.iter().map(point).collect();
+    let title = "pending-ack: retained bytes per entry against entries per ledger";
+    let stem = "pending-ack-footprint-vs-ledger-size";
+    let lines = Lines::new(stem, title, Metric::RetainedBytes, points);
+    let x_axis = format!("entries per ledger (all {} datasets)", DATASETS.len());
+    let lines = lines.axes(&x_axis, "retained bytes per entry", Scale::Log);
+    charts.push(ChartSpec::Lines(lines.unit("B/entry", 1.0, 1)));
     let title = "pending-ack: retained bytes per entry by dataset (entries-in-ledgers)";
     let stem = "pending-ack-footprint-per-entry";
     charts.push(ChartSpec::bars(
@@ -183,6 +148,7 @@ mod tests {
     use crate::derive::target_experiments;
     use labkit::lab::Kind;
     use labkit::record::{BenchId, Interval, Record};
+    use labkit::targets::check;
     use labkit::testing::result_set;
 
     const BASELINE: &str = "nested-tree";
@@ -224,7 +190,7 @@ mod tests {
                 timed("same-ledger-small-prefix", OURS, 3_500.0),
             ],
         );
-        let t = check_targets(&s, &target_specs());
+        let t = check(&s, &target_specs(), target_experiments);
         let find = |needle: &str| t.iter().find(|t| t.what.contains(needle)).unwrap();
         assert_eq!(find("dispatch-and-ack-cycle `50k-in-1`").met, Some(true));
         assert_eq!(find("2 % prefix").met, Some(false));
@@ -256,7 +222,7 @@ mod tests {
                 ops(OURS, 1.5e6),
             ],
         );
-        let t = check_targets(&s, &concurrency_target_specs());
+        let t = check(&s, &concurrency_target_specs(), target_experiments);
         let find = |needle: &str| {
             t.iter()
                 .find(|t| t.what.contains(needle) && t.what.contains("dispatch-and-ack `50k-in-1`"))

@@ -164,24 +164,6 @@ fn legend(svg: &mut String, series: &[String], top: f64) {
     svg.push_str("</svg>\n");
 }
 
-/// One line per series over log-scaled x and y axes (both must be positive). `lines` holds, per
-/// series, its points as (x, y, label); each point is a marker whose tooltip shows its label.
-pub fn log_log_chart(
-    title: &str,
-    x_axis: &str,
-    y_axis: &str,
-    series: &[&str],
-    lines: &[Vec<(f64, f64, String)>],
-) -> String {
-    line_chart(
-        title,
-        (x_axis, Scale::Log),
-        (y_axis, Scale::Log),
-        series,
-        lines,
-    )
-}
-
 /// One line per series over axes of the given scales (a log axis draws positive values only).
 /// `lines` holds, per series, its points as (x, y, label); each point is a marker whose tooltip
 /// shows its label.
@@ -419,6 +401,22 @@ mod tests {
                 "no legend key for {name} in its bar colour"
             );
         }
+    }
+
+    fn log_log_chart(
+        title: &str,
+        x_axis: &str,
+        y_axis: &str,
+        series: &[&str],
+        lines: &[Vec<(f64, f64, String)>],
+    ) -> String {
+        line_chart(
+            title,
+            (x_axis, Scale::Log),
+            (y_axis, Scale::Log),
+            series,
+            lines,
+        )
     }
 
     #[test]

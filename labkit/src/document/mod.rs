@@ -9,7 +9,9 @@
 //! lab's derived records, the lab's declaration, markdown.
 
 mod charts;
+mod settings;
 pub use charts::ChartSpec;
+pub use settings::Prose;
 
 use crate::answers::Answers;
 use crate::chart::Chart;
@@ -19,7 +21,7 @@ use crate::report::{
     Row, comparison_table, environment_section, joined_table, latency_chart, latency_table,
     metric_chart,
 };
-use crate::targets::Checked;
+use crate::targets::TargetSection;
 use crate::template;
 
 /// What a lab's report holds.
@@ -36,8 +38,13 @@ pub struct Document {
     pub details: Page,
     pub charts: Vec<ChartSpec>,
     /// The workload's settings the prose names (users, deadlines, sizes), taken from the code
-    /// that ran so that no template types them: `{{ name }}` in any page or measured block.
+    /// that ran so that no template types them: `{{ name }}` in any page or measured block
+    /// ([`crate::settings!`]; the kit adds its own, [`settings::kit`]).
     pub settings: Vec<(&'static str, String)>,
+    /// The lab's targets files checked against the run, each placed by the name it is given:
+    /// `{{ targets(NAME) }}` (every target), `{{ target_misses(NAME) }}` (how many were met, and
+    /// the missed ones), `{{ targets_source(NAME) }}`, `{{ targets_notes(NAME) }}`.
+    pub targets: Vec<TargetSection>,
     /// Groups of the lab's cases a page's template loops over, each item a few named fields
     /// (`{% for shape in shapes %}{{ table('ops-per-sec', shape.name) }}{% endfor %}`).
     pub groups: Vec<(&'static str, Vec<template::Item<'static>>)>,
@@ -84,42 +91,10 @@ pub enum Block {
     },
     /// Where each implementation's counted instructions go, per row ([`crate::callgrind`]).
     CostSplit(Vec<Row>),
-    /// Targets checked against the run; `measured` heads the value column.
-    Targets {
-        checked: Vec<Checked>,
-        measured: String,
-    },
-    /// How many targets were met, and the missed ones (the full table goes elsewhere).
-    TargetMisses {
-        checked: Vec<Checked>,
-        measured: String,
-    },
     Markdown(String),
     /// A template whose value functions (`{{ v("METRIC@ID") }}`) print this run's values
     /// ([`crate::answers::fill_measured`]).
     Measured(String),
-}
-
-/// The blocks of a page's targets section: `{{targets_source}}` (where they come from),
-/// `{{targets}}` (checked against `set`) and `{{targets_notes}}` (`notes`, prose that may cite
-/// this run's values, [`Block::Measured`]).
-pub fn target_blocks(
-    set: &ResultSet,
-    targets: &crate::targets::Targets,
-    experiments: impl Fn(&str) -> Vec<(String, Vec<String>)>,
-    notes: &str,
-) -> Vec<(&'static str, Block)> {
-    vec![
-        ("targets_source", Block::Markdown(targets.source.clone())),
-        (
-            "targets",
-            Block::Targets {
-                checked: crate::targets::check(set, targets, experiments),
-                measured: "measured".into(),
-            },
-        ),
-        ("targets_notes", Block::Measured(notes.to_owned())),
-    ]
 }
 
 /// The assembled report.
@@ -176,11 +151,14 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let document = lab.report(&set);
     let implementations = lab.implementations();
     let baselines = crate::lab::baselines(lab);
+    let settings = [settings::kit(), document.settings.clone()].concat();
     let blocks = Blocks {
         set: &set,
         implementations: &implementations,
         baselines: &baselines,
-        settings: &document.settings,
+        settings: &settings,
+        targets: &document.targets,
+        charts: &document.charts,
     };
     let cores = set.environment.cores;
     let resolve = |call: &template::Call| blocks.called(lab, cores, call);
@@ -193,7 +171,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         template::render_looped(
             &page.template,
             &values,
-            &document.settings,
+            &settings,
             &document.groups,
             Some(&resolve),
         )
@@ -208,19 +186,19 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         .collect();
     let charts: Vec<Chart> = document
         .charts
-        .into_iter()
+        .iter()
         .map(|spec| match spec {
             ChartSpec::Metric {
                 stem,
                 title,
                 metric,
                 rows,
-            } => metric_chart(&set, &stem, &title, metric, &rows, &implementations),
+            } => metric_chart(&set, stem, title, *metric, rows, &implementations),
             ChartSpec::Latency { stem, title, row } => {
-                latency_chart(&set, &stem, &title, &row, &implementations)
+                latency_chart(&set, stem, title, row, &implementations)
             }
-            ChartSpec::Lines(lines) => crate::report::lines_chart(&set, &lines, &implementations),
-            ChartSpec::Drawn(chart) => chart,
+            ChartSpec::Lines(lines) => crate::report::lines_chart(&set, lines, &implementations),
+            ChartSpec::Drawn(chart) => chart.clone(),
         })
         .collect();
     let quick = quick_selection_note(lab, &set);
@@ -356,6 +334,8 @@ struct Blocks<'a> {
     implementations: &'a [&'a str],
     baselines: &'a crate::record::Baselines,
     settings: &'a [(&'static str, String)],
+    targets: &'a [TargetSection],
+    charts: &'a [ChartSpec],
 }
 
 impl Blocks<'_> {
@@ -387,6 +367,28 @@ impl Blocks<'_> {
                 }
                 Block::Table(metric, rows)
             }
+            "paired" => {
+                let metric = Metric::from_key(&call.args[0])?;
+                let (a, b) = (rows(1)?, rows(2)?);
+                if a.len() != b.len() {
+                    return Err(format!(
+                        "`{}` and `{}` select {} and {} rows: a paired table needs as many of each",
+                        call.args[1],
+                        call.args[2],
+                        a.len(),
+                        b.len()
+                    ));
+                }
+                let by = |row: &Row, source: &str| Row {
+                    label: format!("{} — {source}", row.label),
+                    ..row.clone()
+                };
+                let rows = a
+                    .iter()
+                    .zip(&b)
+                    .flat_map(|(a, b)| [by(a, &call.args[3]), by(b, &call.args[4])]);
+                Block::Table(metric, rows.collect())
+            }
             "not_faster" => {
                 let rivals: Vec<&str> = call.args[1].split_whitespace().collect();
                 return Ok(crate::report::not_faster(
@@ -401,6 +403,34 @@ impl Blocks<'_> {
                 operation: call.args[0].clone(),
                 rows: rows(1)?,
             },
+            "targets" | "target_misses" | "targets_source" | "targets_notes" => {
+                let name = &call.args[0];
+                let section = self
+                    .targets
+                    .iter()
+                    .find(|t| t.name == name)
+                    .ok_or_else(|| format!("no targets named `{name}`"))?;
+                return Ok(match call.function {
+                    "targets" => section.table(),
+                    "target_misses" => section.misses(),
+                    "targets_source" => section.source.clone(),
+                    _ => self.markdown(&Block::Measured(section.notes.clone())),
+                });
+            }
+            "lines_table" => {
+                let stem = &call.args[0];
+                let lines = self
+                    .charts
+                    .iter()
+                    .find_map(|c| match c {
+                        ChartSpec::Lines(lines) if lines.stem == *stem => Some(lines),
+                        _ => None,
+                    })
+                    .ok_or_else(|| format!("no lines chart `{stem}`"))?;
+                return Ok(
+                    crate::report::lines_table(self.set, lines, self.implementations).render(),
+                );
+            }
             "description" => {
                 return Ok(crate::lab::experiment(lab, &call.args[0])?
                     .description
@@ -418,6 +448,7 @@ fn block_markdown(blocks: &Blocks, block: &Block) -> String {
         implementations,
         baselines,
         settings,
+        ..
     } = *blocks;
     match block {
         Block::Table(metric, rows) => {
@@ -446,35 +477,6 @@ fn block_markdown(blocks: &Blocks, block: &Block) -> String {
         }
         Block::CostSplit(rows) => {
             crate::report::cost_split_table(set, rows, implementations).render()
-        }
-        Block::Targets { checked, measured } => {
-            crate::targets::table(checked.clone(), measured).render()
-        }
-        Block::TargetMisses { checked, measured } => {
-            let missed: Vec<Checked> = checked
-                .iter()
-                .filter(|c| c.met == Some(false))
-                .cloned()
-                .collect();
-            let met = checked.iter().filter(|c| c.met == Some(true)).count();
-            let unmeasured = checked.iter().filter(|c| c.met.is_none()).count();
-            let summary = format!(
-                "**{met} of {} targets met**{}{}",
-                checked.len(),
-                match unmeasured {
-                    0 => String::new(),
-                    n => format!(", {n} not measured"),
-                },
-                if missed.is_empty() { "." } else { "; missed:" }
-            );
-            if missed.is_empty() {
-                format!("{summary}\n")
-            } else {
-                format!(
-                    "{summary}\n\n{}",
-                    crate::targets::table(missed, measured).render()
-                )
-            }
         }
         Block::Markdown(text) => text.clone(),
         Block::Measured(text) => crate::answers::fill_measured(text, set, settings),
@@ -522,5 +524,42 @@ mod tests {
         assert!(rendered.details.starts_with("# tiny: every table\n"));
         assert!(rendered.details.contains("## All measurements by id"));
         assert_eq!(rendered.charts.len(), 1);
+    }
+
+    #[test]
+    fn a_paired_table_puts_each_row_above_its_match_and_refuses_unequal_sides() {
+        let id = BenchId::new("op", "fast", "small");
+        let set = ResultSet::of(vec![Record::new(id, Metric::NsPerOp, 10.0)]);
+        let baselines = crate::lab::baselines(&TINY);
+        let implementations = TINY.implementations();
+        let blocks = Blocks {
+            set: &set,
+            implementations: &implementations,
+            baselines: &baselines,
+            settings: &[],
+            targets: &[],
+            charts: &[],
+        };
+        let paired = |a: &str, b: &str| {
+            let args = ["ns-per-op", a, b, "here", "there"];
+            let call = template::Call {
+                function: "paired",
+                args: args.map(String::from).to_vec(),
+            };
+            blocks.called(&TINY, 2, &call)
+        };
+        let table = paired("op", "cleanup@op").unwrap();
+        let labels: Vec<&str> = table
+            .lines()
+            .filter(|l| l.starts_with("| `"))
+            .map(|l| match l.contains("— here |") {
+                true => "here",
+                false if l.contains("— there |") => "there",
+                false => l,
+            })
+            .collect();
+        assert_eq!(labels, ["here", "there", "here", "there"], "{table}");
+        let unequal = paired("op", "cleanup").unwrap_err();
+        assert!(unequal.contains("select 2 and 1 rows"), "{unequal}");
     }
 }

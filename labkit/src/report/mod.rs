@@ -11,7 +11,7 @@ mod not_faster;
 pub use case_time::{case_seconds, case_time_section};
 pub use comparison::comparison_table;
 pub use cost_split::cost_split_table;
-pub use lines::{Lines, Point, lines_chart};
+pub use lines::{Lines, Point, lines_chart, lines_table};
 pub use not_faster::not_faster;
 
 /// A lab's reference files under its `report/` directory, each read into the binary and parsed

@@ -140,8 +140,7 @@ impl LabReport for TinyLab {
                 metric: Metric::NsPerOp,
                 rows,
             }],
-            settings: Vec::new(),
-            groups: Vec::new(),
+            ..Document::default()
         }
     }
 }
