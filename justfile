@@ -38,9 +38,13 @@ rerun FIRST SECOND *LABS:
 test:
     cargo xtask test
 
-# Install the pinned gungraun-runner into .tools/
+# Install the pinned gungraun-runner and the labs' declared tools into .tools/
 tools:
     cargo xtask tools
+
+# A working lab to turn into your own question, e.g. `just new-lab ring-buffer`
+new-lab NAME *ARGS:
+    cargo xtask new-lab {{NAME}} {{ARGS}}
 
 # Formatting and lints, as reviewers expect them
 lint:

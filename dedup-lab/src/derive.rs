@@ -38,10 +38,8 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
         PURGE_ADDED_TAIL => PURGE_SWEEP,
         other => other,
     };
-    labkit::lab::experiment(&LAB, source)
-        .map(|e| {
-            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
-            vec![(name.to_owned(), parameters)]
-        })
-        .unwrap_or_default()
+    labkit::targets::own_experiment(&LAB, source)
+        .into_iter()
+        .map(|(_, parameters)| (name.to_owned(), parameters))
+        .collect()
 }

@@ -253,6 +253,17 @@ pub fn check(
     out
 }
 
+/// What a target's `experiment` stands for when it names one of `lab`'s own experiments: that
+/// experiment and its parameters (a lab with derived or grouped experiments maps those itself).
+pub fn own_experiment(lab: &dyn crate::lab::Describe, name: &str) -> Vec<(String, Vec<String>)> {
+    crate::lab::experiment(lab, name)
+        .map(|e| {
+            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
+            vec![(name.to_owned(), parameters)]
+        })
+        .unwrap_or_default()
+}
+
 /// A targets file checked against a run, with the prose below it: what a page places under the
 /// name the lab gives it ([`crate::document::Document::targets`]).
 pub struct TargetSection {

@@ -143,8 +143,9 @@ impl BenchBinaries {
     /// `lab`'s bench binary `bench` linked again with the code sections in the order `seed`
     /// shuffles them to (see `xtask/link-shuffled`), copied to `into` so the next relink does not
     /// replace it. The build is the same as [`Self::this_checkout`]'s (every lab, so features
-    /// resolve alike); touching the bench's source makes cargo compile that one small crate and
-    /// link it again.
+    /// resolve alike); removing the bench's executable makes cargo compile that one small crate
+    /// and link it again (its source is the kit's, shared with every lab's bench of that name:
+    /// touching it would rebuild them all).
     pub fn relinked(
         &self,
         lab: &dyn Describe,
@@ -152,17 +153,14 @@ impl BenchBinaries {
         seed: u64,
         into: &Path,
     ) -> Result<PathBuf> {
-        let source = self
-            .workspace
-            .join(lab.package())
-            .join(format!("benches/{bench}.rs"));
-        std::fs::File::options()
-            .append(true)
-            .open(&source)
-            .and_then(|f| f.set_modified(std::time::SystemTime::now()))
-            .with_context(|| format!("cannot touch {}", source.display()))?;
-        let build = cargo_bench_no_run(&self.workspace, &self.packages, &self.runner, Some(seed))?;
         let key = (self.workspace.join(lab.package()), bench.to_owned());
+        let executable = self
+            .executables
+            .get(&key)
+            .ok_or_else(|| anyhow!("the build produced no bench `{bench}` of {}", lab.name()))?;
+        std::fs::remove_file(executable)
+            .with_context(|| format!("cannot remove {}", executable.display()))?;
+        let build = cargo_bench_no_run(&self.workspace, &self.packages, &self.runner, Some(seed))?;
         // Anything else compiled again means the sources changed since the run began: the
         // passes would no longer measure one revision.
         if let Some(other) = build.compiled.iter().find(|unit| **unit != key) {

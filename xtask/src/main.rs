@@ -8,6 +8,7 @@ mod collect;
 mod compare;
 mod justfile;
 mod labs;
+mod new_lab;
 mod output;
 mod passes;
 mod process;
@@ -72,6 +73,18 @@ enum Command {
     Rerun(RerunArgs),
     /// Install the pinned gungraun-runner and the tools the labs declare into .tools/ if missing.
     Tools,
+    /// Write a working lab to NAME-lab/ to turn into your own question: a trait with a baseline
+    /// and one more design, one experiment, its pages, answers, targets and tests.
+    NewLab {
+        /// The lab's name: lowercase letters, digits and hyphens.
+        name: String,
+        /// The question the lab answers, in one sentence (its title and answers file).
+        #[arg(long, default_value = new_lab::QUESTION)]
+        question: String,
+        /// The workspace to write it into, instead of this one.
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
+    },
 }
 
 #[derive(Args)]
@@ -229,6 +242,11 @@ fn main() {
         Command::Writeup(args) => writeup::writeup(&args),
         Command::Test => suite::test(),
         Command::Rerun(args) => rerun::rerun(&args),
+        Command::NewLab {
+            name,
+            question,
+            into,
+        } => new_lab::new_lab(&name, &question, &into.unwrap_or_else(root)),
         Command::Tools => binaries::gungraun_runner()
             .and_then(|_| binaries::lab_tools(labs::all()?))
             .map(drop),

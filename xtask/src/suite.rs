@@ -25,7 +25,15 @@ pub(crate) fn test() -> Result<()> {
         .env(labkit::tools::TOOLS_ENV, &no_tools))?;
     let tools = crate::binaries::lab_tools(labs::all()?)?;
     run(cargo()
-        .args(["test", "--workspace", "--lib", "--bins", "--tests", "--", "--ignored"])
+        .args([
+            "test",
+            "--workspace",
+            "--lib",
+            "--bins",
+            "--tests",
+            "--",
+            "--ignored",
+        ])
         .env(labkit::tools::TOOLS_ENV, tools))?;
     let smoke = |words: Vec<String>, dir: &str| BenchArgs {
         mode: ModeArgs {

@@ -1,8 +1,9 @@
-//! A new lab is one crate and no edit anywhere else: a copy of the workspace's kit and driver
-//! (`Cargo.toml`, `Cargo.lock`, `.cargo/`, `labkit`, `lab-registry`, `xtask`), plus the crate in
-//! `tests/scratch-lab/` as `tiny-lab/`, runs `cargo xtask bench --smoke` and writes that lab's
-//! results and report. The real labs are left out of the copy only to keep the test's build
-//! short; nothing in the copy names the new lab.
+//! A new question is one command and no edit anywhere else: in a copy of the workspace's kit and
+//! driver (`Cargo.toml`, `Cargo.lock`, `.cargo`, `labkit`, `lab-registry`, `xtask`),
+//! `cargo xtask new-lab tiny` writes `tiny-lab/` (at most eight files and 300 lines besides its
+//! designs), whose own tests pass and which `cargo xtask bench --smoke` measures and reports as
+//! it is. The real labs are left out of the copy only to keep the test's build short; nothing in
+//! the copy names the new lab.
 //!
 //! The copy lives in `target/scratch-workspace/` with its own target directory (two checkouts
 //! sharing one overwrite each other's artifacts); files are copied only when they changed, so a
@@ -67,10 +68,31 @@ fn a_lab_crate_added_to_the_workspace_is_benchmarked_with_no_other_edit() {
     ] {
         sync(&root.join(part), &scratch.join(part));
     }
-    sync(
-        &root.join("xtask/tests/scratch-lab"),
-        &scratch.join("tiny-lab"),
+    let lab = scratch.join("tiny-lab");
+    let _ = std::fs::remove_dir_all(&lab);
+    let cargo = |args: &[&str]| {
+        let status = Command::new(env!("CARGO"))
+            .args(args)
+            .current_dir(&scratch)
+            .env_remove("CARGO_TARGET_DIR")
+            .env_remove("RUSTFLAGS")
+            .status()
+            .unwrap();
+        assert!(status.success(), "cargo {}: {status}", args.join(" "));
+    };
+    // This build's driver writes it: the copy has no lab yet, so cargo cannot load it before.
+    let status = Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["new-lab", "tiny", "--into"])
+        .arg(&scratch)
+        .status()
+        .unwrap();
+    assert!(status.success(), "xtask new-lab tiny: {status}");
+    let (files, lines) = skeleton(&lab);
+    assert!(
+        files <= 8 && lines <= 300,
+        "{files} files, {lines} lines besides the designs"
     );
+    cargo(&["test", "-p", "tiny-lab"]);
     // The pinned gungraun runner is shared rather than installed again.
     std::fs::create_dir_all(root.join(".tools")).unwrap();
     let tools = scratch.join(".tools");
@@ -79,21 +101,19 @@ fn a_lab_crate_added_to_the_workspace_is_benchmarked_with_no_other_edit() {
     }
     let out = scratch.join("out");
     let _ = std::fs::remove_dir_all(&out);
-    let status = Command::new(env!("CARGO"))
-        .args(["xtask", "bench", "--smoke", "--out-dir"])
-        .arg(&out)
-        .current_dir(&scratch)
-        .env_remove("CARGO_TARGET_DIR")
-        .env_remove("RUSTFLAGS")
-        .status()
-        .unwrap();
-    assert!(status.success(), "cargo xtask bench --smoke: {status}");
+    cargo(&[
+        "xtask",
+        "bench",
+        "--smoke",
+        "--out-dir",
+        out.to_str().unwrap(),
+    ]);
 
     let set: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out.join("tiny.json")).unwrap()).unwrap();
     assert_eq!(set["lab"], "tiny");
     let records = set["records"].as_array().unwrap();
-    for implementation in ["base", "fast"] {
+    for implementation in ["btree-counter", "hash-counter"] {
         let of = |metric: &str| {
             records
                 .iter()
@@ -114,4 +134,23 @@ fn a_lab_crate_added_to_the_workspace_is_benchmarked_with_no_other_edit() {
     let report = std::fs::read_to_string(out.join("tiny.md")).unwrap();
     assert!(report.contains("tiny"), "{report}");
     assert!(out.join("tiny-details.md").exists());
+}
+
+/// The files of the lab at `dir` besides its designs (`src/implementations/`), and their lines.
+fn skeleton(dir: &Path) -> (usize, usize) {
+    let mut found = (0, 0);
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.ends_with("src/implementations") {
+            continue;
+        }
+        if path.is_dir() {
+            let (files, lines) = skeleton(&path);
+            found = (found.0 + files, found.1 + lines);
+        } else {
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            found = (found.0 + 1, found.1 + lines);
+        }
+    }
+    found
 }

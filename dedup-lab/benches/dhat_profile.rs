@@ -1,9 +1,0 @@
-//! A DHAT heap profile of one implementation on one case; see
-//! `labkit::measure::dhat_profile_main`.
-
-#[global_allocator]
-static ALLOC: dhat::Alloc = dhat::Alloc;
-
-fn main() {
-    labkit::measure::dhat_profile_main(&dedup_lab::lab::LAB);
-}

@@ -1,6 +1,0 @@
-//! How the driver reads this lab without linking it: its description, derived records and
-//! report; see `labkit::lab_binary`.
-
-fn main() {
-    labkit::lab_binary::lab_main(&pending_ack_lab::lab::LAB);
-}

@@ -1,3 +1,0 @@
-fn main() {
-    labkit::measure::compare_main(&tiny_lab::LAB);
-}

@@ -1,3 +1,0 @@
-fn main() {
-    labkit::lab_binary::lab_main(&tiny_lab::LAB);
-}

@@ -1,3 +1,0 @@
-fn main() {
-    labkit::measure::pass_main(&tiny_lab::LAB);
-}
