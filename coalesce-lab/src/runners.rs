@@ -190,24 +190,7 @@ impl Runner for Scrapes {
             gzip: self.scenario.gzip,
             cap: self.scenario.cap(),
         };
-        let mut edges = ServerEdges {
-            window,
-            server,
-            opened_at: 0,
-            opened: None,
-            closed_at: None,
-            generations: 0,
-            generating: Duration::ZERO,
-            finished: 0,
-            backlog: 0,
-            sample_waiting: self.scenario.overload,
-            waiting: None,
-            sampler: None,
-            process_cpu: Duration::ZERO,
-            process_system: Duration::ZERO,
-            process_switches: 0,
-            writes: (0, 0),
-        };
+        let mut edges = ServerEdges::new(window, server, self.scenario.overload);
         // The outcome, and what the client spent inside this process (the lab's generator all of
         // it; oha only the thread that waited for it), to be told apart from the server's.
         let (outcome, in_process) = match client {
@@ -216,44 +199,7 @@ impl Runner for Scrapes {
                 let client = outcome.client;
                 (outcome, client)
             }
-            Generators::Oha(oha) => match oha.run(plan, warm_up, &mut edges) {
-                Ok(o) => (
-                    crate::load::Outcome {
-                        elapsed: o.elapsed,
-                        client: ClientCost {
-                            cpu: o.client_cpu,
-                            ..ClientCost::default()
-                        },
-                        tally: Tally {
-                            served: o.served,
-                            errors: o.not_served,
-                            body_bytes: o.body_bytes,
-                            ..Tally::default()
-                        },
-                        completed: None,
-                        cut: false,
-                        history: Vec::new(),
-                    },
-                    o.waiting,
-                ),
-                Err(e) => {
-                    // A run that measured nothing: every request counts as an error, and the
-                    // report's cross-check shows it.
-                    eprintln!("coalesce: {e}");
-                    let outcome = crate::load::Outcome {
-                        elapsed: Duration::from_millis(1),
-                        client: ClientCost::default(),
-                        tally: Tally {
-                            errors: ops,
-                            ..Tally::default()
-                        },
-                        completed: None,
-                        cut: false,
-                        history: Vec::new(),
-                    };
-                    (outcome, ClientCost::default())
-                }
-            },
+            Generators::Oha(oha) => oha_outcome(oha.run(plan, warm_up, &mut edges), ops),
         };
         let (generations, backlog) = (edges.generations, edges.backlog);
         let waiting = edges.waiting.take();
@@ -323,6 +269,51 @@ impl Runner for Scrapes {
     }
 }
 
+/// What an oha run served, as the lab's generator reports it, with the client CPU spent in this
+/// process (the thread that waited for oha); a run that failed measured nothing: every request
+/// counts as an error, and the report's cross-check shows it.
+fn oha_outcome(
+    run: Result<crate::oha::Outcome, String>,
+    ops: u64,
+) -> (crate::load::Outcome, ClientCost) {
+    match run {
+        Ok(o) => (
+            crate::load::Outcome {
+                elapsed: o.elapsed,
+                client: ClientCost {
+                    cpu: o.client_cpu,
+                    ..ClientCost::default()
+                },
+                tally: Tally {
+                    served: o.served,
+                    errors: o.not_served,
+                    body_bytes: o.body_bytes,
+                    ..Tally::default()
+                },
+                completed: None,
+                cut: false,
+                history: Vec::new(),
+            },
+            o.waiting,
+        ),
+        Err(e) => {
+            eprintln!("coalesce: {e}");
+            let outcome = crate::load::Outcome {
+                elapsed: Duration::from_millis(1),
+                client: ClientCost::default(),
+                tally: Tally {
+                    errors: ops,
+                    ..Tally::default()
+                },
+                completed: None,
+                cut: false,
+                history: Vec::new(),
+            };
+            (outcome, ClientCost::default())
+        }
+    }
+}
+
 /// The measuring window, plus the server's generation counts and the process's CPU time at its
 /// edges.
 pub(crate) struct ServerEdges<'a> {
@@ -351,7 +342,29 @@ pub(crate) struct ServerEdges<'a> {
     writes: (u64, u64),
 }
 
-impl ServerEdges<'_> {
+impl<'a> ServerEdges<'a> {
+    /// Edges of `window` on `server`, sampling its backlog over the window when `sample_waiting`.
+    fn new(window: &'a mut dyn Window, server: &'a Server, sample_waiting: bool) -> Self {
+        Self {
+            window,
+            server,
+            opened_at: 0,
+            opened: None,
+            closed_at: None,
+            generations: 0,
+            generating: Duration::ZERO,
+            finished: 0,
+            backlog: 0,
+            sample_waiting,
+            waiting: None,
+            sampler: None,
+            process_cpu: Duration::ZERO,
+            process_system: Duration::ZERO,
+            process_switches: 0,
+            writes: (0, 0),
+        }
+    }
+
     fn writes(&self) -> (u64, u64) {
         self.server.writes().counts()
     }

@@ -45,7 +45,7 @@ pub fn before(set: &ResultSet, old: &BenchId, new: &BenchId, metric: Metric) -> 
 pub const NEITHER: &str = "decided in neither run";
 
 /// A row's travel in words, for an answer: `held`, `new`, or where it went another way
-/// (`slower here, faster on the Intel Xeon run of c29ad9f`).
+/// (`slower here, faster on the Intel Xeon run of <revision>`).
 pub fn row_text(
     set: &ResultSet,
     metric: Metric,

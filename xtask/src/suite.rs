@@ -51,26 +51,7 @@ pub(crate) fn test() -> Result<()> {
         out_dir: Some(root().join("target/lab/smoke")),
         labs: Vec::new(),
     })?;
-    for lab in labs::all()? {
-        let implementations = lab.implementations();
-        crate::writeup::writeup(&WriteupArgs {
-            mode: ModeArgs {
-                quick: false,
-                smoke: true,
-            },
-            measure: false,
-            from: Some(root().join("target/lab/smoke")),
-            out: Some(
-                root()
-                    .join("target/lab/smoke")
-                    .join(format!("{}-writeup.md", lab.name())),
-            ),
-            lab: lab.name().to_owned(),
-            a: implementations[0].to_owned(),
-            b: implementations[implementations.len() - 1].to_owned(),
-            names: Vec::new(),
-        })?;
-    }
+    smoke_writeups()?;
     let now = BenchBinaries::this_checkout()?;
     for lab in labs::all()?.iter().copied() {
         // A filtered run: only the selected benchmarks, a partial report.
@@ -119,6 +100,31 @@ pub(crate) fn test() -> Result<()> {
         "==> tests and smoke runs passed in {:.0} s",
         started.elapsed().as_secs_f64()
     );
+    Ok(())
+}
+
+/// A write-up of every lab's first and last design from the smoke run's results.
+fn smoke_writeups() -> Result<()> {
+    for lab in labs::all()? {
+        let implementations = lab.implementations();
+        crate::writeup::writeup(&WriteupArgs {
+            mode: ModeArgs {
+                quick: false,
+                smoke: true,
+            },
+            measure: false,
+            from: Some(root().join("target/lab/smoke")),
+            out: Some(
+                root()
+                    .join("target/lab/smoke")
+                    .join(format!("{}-writeup.md", lab.name())),
+            ),
+            lab: lab.name().to_owned(),
+            a: implementations[0].to_owned(),
+            b: implementations[implementations.len() - 1].to_owned(),
+            names: Vec::new(),
+        })?;
+    }
     Ok(())
 }
 

@@ -1,8 +1,8 @@
 //! The charts a report links, as a lab declares them; [`super::render`] draws them.
 
 use crate::chart::Chart;
-use crate::record::Metric;
-use crate::report::{Lines, Row};
+use crate::record::{Metric, ResultSet};
+use crate::report::{Lines, Row, latency_chart, lines_chart, metric_chart};
 
 /// A chart the report links.
 pub enum ChartSpec {
@@ -47,6 +47,23 @@ impl ChartSpec {
             stem: stem.into(),
             title: title.into(),
             row,
+        }
+    }
+
+    /// The chart drawn from `set`, a bar, curve or line per implementation.
+    pub(super) fn draw(&self, set: &ResultSet, implementations: &[&str]) -> Chart {
+        match self {
+            ChartSpec::Metric {
+                stem,
+                title,
+                metric,
+                rows,
+            } => metric_chart(set, stem, title, *metric, rows, implementations),
+            ChartSpec::Latency { stem, title, row } => {
+                latency_chart(set, stem, title, row, implementations)
+            }
+            ChartSpec::Lines(lines) => lines_chart(set, lines, implementations),
+            ChartSpec::Drawn(chart) => chart.clone(),
         }
     }
 }

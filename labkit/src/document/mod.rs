@@ -8,19 +8,20 @@
 //! links, the derived records, and the per-id appendix. Data flows one way: the result set, the
 //! lab's derived records, the lab's declaration, markdown.
 
+mod blocks;
 mod charts;
+mod sections;
 mod settings;
 pub use charts::ChartSpec;
 pub use settings::Prose;
 
+use blocks::Blocks;
+
 use crate::answers::Answers;
 use crate::chart::Chart;
 use crate::lab::{Describe, Lab};
-use crate::record::{BenchId, Metric, ResultSet, RunMode};
-use crate::report::{
-    Row, comparison_table, environment_section, joined_table, latency_chart, latency_table,
-    metric_chart,
-};
+use crate::record::{Metric, ResultSet, RunMode};
+use crate::report::{Row, environment_section, joined_table};
 use crate::targets::TargetSection;
 use crate::template;
 
@@ -187,19 +188,7 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     let charts: Vec<Chart> = document
         .charts
         .iter()
-        .map(|spec| match spec {
-            ChartSpec::Metric {
-                stem,
-                title,
-                metric,
-                rows,
-            } => metric_chart(&set, stem, title, *metric, rows, &implementations),
-            ChartSpec::Latency { stem, title, row } => {
-                latency_chart(&set, stem, title, row, &implementations)
-            }
-            ChartSpec::Lines(lines) => crate::report::lines_chart(&set, lines, &implementations),
-            ChartSpec::Drawn(chart) => chart.clone(),
-        })
+        .map(|spec| spec.draw(&set, &implementations))
         .collect();
     let quick = quick_selection_note(lab, &set);
     let header = |subtitle: &str, opening: &str| {
@@ -221,50 +210,9 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         format!("## Answers\n\n{}\n\n", c.markdown)
     });
     let calibration = checked.map(|c| c.details).unwrap_or_default();
-    let single_threaded = |id: &BenchId| crate::lab::single_threaded(lab, id);
-    let verdicts = crate::verdicts::verdict_section(&set, &baselines, &single_threaded)
-        .map(|section| format!("{section}\n"))
-        .unwrap_or_default();
-    // A full run says how its verdicts fared in the run it replaced; a shorter one has none.
-    let verdicts = if set.mode == RunMode::Full || set.previous.is_some() {
-        format!("{verdicts}{}\n", crate::travel::section(&set, &baselines))
-    } else {
-        verdicts
-    };
-    let verdicts = match &document.trust {
-        Some(block) => format!(
-            "{verdicts}### This lab's checks of its run\n\n{}\n",
-            blocks.markdown(block)
-        ),
-        None => verdicts,
-    };
-    let links = |latency: bool| -> String {
-        let links: Vec<(&str, &str)> = charts
-            .iter()
-            .zip(&per_row)
-            .filter(|(_, per_row)| **per_row == latency)
-            .map(|(c, _)| {
-                // The lab's name opens every title; the page already says it.
-                let title = c
-                    .title
-                    .split_once(": ")
-                    .map_or(c.title.as_str(), |(_, t)| t);
-                (title, c.stem.as_str())
-            })
-            .collect();
-        crate::chart::links::grouped(&links)
-    };
-    let latency_links = match links(true) {
-        l if l.is_empty() => String::new(),
-        l => format!("## Latency charts, one per row\n\n{l}\n\n"),
-    };
-    let links = match per_row.iter().filter(|l| **l).count() {
-        0 => format!("{}\n", links(false)),
-        n => format!(
-            "{}\n\nThe latency percentile curves of {n} rows are linked from the details.\n",
-            links(false)
-        ),
-    };
+    let trust = document.trust.as_ref().map(|block| blocks.markdown(block));
+    let verdicts = sections::trust(lab, &set, &baselines, trust);
+    let (links, latency_links) = sections::chart_links(&charts, &per_row);
     let details_link = format!(
         "Every table of every experiment, the latency percentiles and each id's measurements are \
          in [`{0}`]({0}); the raw data, with every pass and histogram, in `{1}.json`.\n\n",
@@ -275,44 +223,8 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
         "{}\n{answers}{verdicts}## Charts\n\n{links}\n{details_link}{body}",
         header("", &verdict)
     );
-    let case_time = crate::report::case_time_section(&set)
-        .map(|section| format!("{section}\n"))
-        .unwrap_or_default();
-    let disturbances = crate::resolution::disturbance_table(&set)
-        .map(|t| format!("## What the machine did to each pass\n\n{}\n", t.render()))
-        .unwrap_or_default();
-    let placements = crate::resolution::placements(&set)
-        .map(|(_, t)| {
-            format!(
-                "## Placements in which a cell is really different\n\nA pass whose outlier came \
-                 back when it was run again with the same seed (code layout, stack and heap \
-                 offsets, orders): `--seed` reproduces each.\n\n{}\n",
-                t.render()
-            )
-        })
-        .unwrap_or_default();
-    let disagreements = crate::verdicts::disagreement_table(&set, &baselines)
-        .map(|t| {
-            format!(
-                "## Where the wall-time verdict and the cost model disagree\n\nInstructions per \
-                 operation (callgrind) and estimated cycles per operation are deterministic and \
-                 the same on every machine, but the cycles are a model, not a measurement: \
-                 callgrind simulates a fixed cache geometry (32 KiB 8-way L1i and L1d, 8 MiB \
-                 16-way last level, 64-byte lines) and gungraun weighs it as L1 hits + 5 × LL hits \
-                 + 35 × RAM hits, ignoring branch prediction, overlap of independent work and \
-                 prefetching. The decisive single-threaded cells whose model (instructions where \
-                 no cycles were simulated) does not show their verdict's direction:\n\n{}\n",
-                t.render()
-            )
-        })
-        .unwrap_or_default();
-    let undetected = crate::resolution::undetected(&set, baselines.all()[0], &single_threaded)
-        .map(|text| format!("## Rows that did not detect a slowdown\n\n{text}\n\n"))
-        .unwrap_or_default();
-    let case_time = format!(
-        "{calibration}{latency_links}{undetected}{disagreements}{disturbances}{placements}\
-         {case_time}"
-    );
+    let appendix = sections::appendix(lab, &set, &baselines);
+    let case_time = format!("{calibration}{latency_links}{appendix}");
     let details = format!(
         "{}\nThe same run as [`{}.md`]({}.md), whose answers and verdict rules these tables \
          follow.\n\n{details_body}\n{case_time}## All measurements by id\n\n{}",
@@ -328,165 +240,10 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
     })
 }
 
-/// What every block of one report is rendered against.
-struct Blocks<'a> {
-    set: &'a ResultSet,
-    implementations: &'a [&'a str],
-    baselines: &'a crate::record::Baselines,
-    settings: &'a [(&'static str, String)],
-    targets: &'a [TargetSection],
-    charts: &'a [ChartSpec],
-}
-
-impl Blocks<'_> {
-    fn markdown(&self, block: &Block) -> String {
-        block_markdown(self, block)
-    }
-
-    /// What a function a page template calls prints: a block it places ([`template::FUNCTIONS`],
-    /// rows as [`crate::rows::select`] reads them) or a measured value.
-    fn called(
-        &self,
-        lab: &dyn Describe,
-        cores: usize,
-        call: &template::Call,
-    ) -> Result<String, String> {
-        let rows = |at: usize| crate::rows::select(lab, &call.args[at], cores);
-        let block = match call.function {
-            "table" => {
-                let metric = Metric::from_key(&call.args[0])?;
-                let mut rows = rows(1)?;
-                if crate::rows::selects_every(&call.args[1]) {
-                    rows.retain(|row| {
-                        self.set.records.iter().any(|r| {
-                            r.metric == metric
-                                && r.id.experiment == row.experiment
-                                && r.id.parameter == row.parameter
-                        })
-                    });
-                }
-                Block::Table(metric, rows)
-            }
-            "paired" => {
-                let metric = Metric::from_key(&call.args[0])?;
-                let (a, b) = (rows(1)?, rows(2)?);
-                if a.len() != b.len() {
-                    return Err(format!(
-                        "`{}` and `{}` select {} and {} rows: a paired table needs as many of each",
-                        call.args[1],
-                        call.args[2],
-                        a.len(),
-                        b.len()
-                    ));
-                }
-                let by = |row: &Row, source: &str| Row {
-                    label: format!("{} — {source}", row.label),
-                    ..row.clone()
-                };
-                let rows = a
-                    .iter()
-                    .zip(&b)
-                    .flat_map(|(a, b)| [by(a, &call.args[3]), by(b, &call.args[4])]);
-                Block::Table(metric, rows.collect())
-            }
-            "not_faster" => {
-                let rivals: Vec<&str> = call.args[1].split_whitespace().collect();
-                return Ok(crate::report::not_faster(
-                    lab,
-                    self.set,
-                    &call.args[0],
-                    &rivals,
-                ));
-            }
-            "cost_split" => Block::CostSplit(rows(0)?),
-            "latencies" => Block::Latencies {
-                operation: call.args[0].clone(),
-                rows: rows(1)?,
-            },
-            "targets" | "target_misses" | "targets_source" | "targets_notes" => {
-                let name = &call.args[0];
-                let section = self
-                    .targets
-                    .iter()
-                    .find(|t| t.name == name)
-                    .ok_or_else(|| format!("no targets named `{name}`"))?;
-                return Ok(match call.function {
-                    "targets" => section.table(),
-                    "target_misses" => section.misses(),
-                    "targets_source" => section.source.clone(),
-                    _ => self.markdown(&Block::Measured(section.notes.clone())),
-                });
-            }
-            "lines_table" => {
-                let stem = &call.args[0];
-                let lines = self
-                    .charts
-                    .iter()
-                    .find_map(|c| match c {
-                        ChartSpec::Lines(lines) if lines.stem == *stem => Some(lines),
-                        _ => None,
-                    })
-                    .ok_or_else(|| format!("no lines chart `{stem}`"))?;
-                return Ok(
-                    crate::report::lines_table(self.set, lines, self.implementations).render(),
-                );
-            }
-            "description" => {
-                return Ok(crate::lab::experiment(lab, &call.args[0])?
-                    .description
-                    .clone());
-            }
-            _ => return Ok(crate::answers::measured_value(self.set, call)),
-        };
-        Ok(self.markdown(&block))
-    }
-}
-
-fn block_markdown(blocks: &Blocks, block: &Block) -> String {
-    let Blocks {
-        set,
-        implementations,
-        baselines,
-        settings,
-        ..
-    } = *blocks;
-    match block {
-        Block::Table(metric, rows) => {
-            comparison_table(set, *metric, rows, implementations, baselines).render()
-        }
-        Block::Latencies { operation, rows } => {
-            let tables: String = rows
-                .iter()
-                .map(|row| {
-                    format!(
-                        "Latency of one {operation} · {}\n\n{}\n",
-                        row.label,
-                        latency_table(set, row, implementations).render()
-                    )
-                })
-                .collect();
-            let timer = crate::report::timer_overhead_ns(set).map_or_else(
-                || "not measured in this run".to_owned(),
-                crate::report::format_duration,
-            );
-            format!(
-                "{tables}Every recorded latency includes the timer's own cost: {timer} (two clock \
-                 reads and a histogram update, the median of an empty operation timed the same \
-                 way in the pass).\n"
-            )
-        }
-        Block::CostSplit(rows) => {
-            crate::report::cost_split_table(set, rows, implementations).render()
-        }
-        Block::Markdown(text) => text.clone(),
-        Block::Measured(text) => crate::answers::fill_measured(text, set, settings),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{EventName, Record, RunMode};
+    use crate::record::{BenchId, EventName, Record, RunMode};
     use crate::testing::fixture::TINY;
 
     #[test]

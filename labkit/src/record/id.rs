@@ -38,6 +38,12 @@ impl Role {
         }
     }
 
+    /// Whether `name` would read as another cell's role on the wire (`base-again`, `a-vs-b`,
+    /// `fast-slowed-5`): no design may be named so.
+    pub fn spelled_in(name: &str) -> bool {
+        Self::parse(name).1 != Role::Design
+    }
+
     /// The implementation and role an id's implementation part names.
     fn parse(name: &str) -> (&str, Role) {
         if let Some(implementation) = name.strip_suffix(TWIN_SUFFIX) {
@@ -169,5 +175,20 @@ impl TryFrom<String> for BenchId {
 impl From<BenchId> for String {
     fn from(id: BenchId) -> String {
         id.to_string()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_name_that_spells_a_role_is_told_apart_from_a_design_s() {
+        for role in ["base-again", "base-slowed-5", "a-vs-b"] {
+            assert!(Role::spelled_in(role), "{role}");
+        }
+        for design in ["base", "slowed-queue", "again-and-again-map", "vs-map"] {
+            assert!(!Role::spelled_in(design), "{design}");
+        }
     }
 }

@@ -158,9 +158,17 @@ impl Window for ProtocolWindow {
 /// Every case `runs` keeps opens for every implementation, its reference cells included, and one
 /// short run measures inside exactly one window and reports a time; an unknown design or
 /// parameter is refused with the valid names.
-/// Every experiment's name is its own, and so is every parameter's within its experiment: a case
-/// is opened by name, so a second one of the same name could never be.
+/// Every design's name reads as a design in an id (not as a twin, a slowed cell or a ratio), every
+/// experiment's name is its own, and so is every parameter's within its experiment: a case is
+/// opened by name, so a second one of the same name could never be.
 pub fn names_are_distinct(lab: &dyn crate::lab::Describe) {
+    for implementation in lab.implementations() {
+        assert!(
+            !crate::record::Role::spelled_in(implementation),
+            "`{implementation}` reads as another cell's role in an id (`-again`, `-slowed-N`, \
+             `-vs-`): name the design otherwise"
+        );
+    }
     let experiments = lab.experiments();
     let names: std::collections::BTreeSet<&str> = experiments.iter().map(|e| e.name).collect();
     assert_eq!(
