@@ -201,7 +201,7 @@ pub fn table(set: &ResultSet) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::testing::result_set;
+    use labkit::fixture::result_set;
 
     fn served(design: &str, passes: &[f64]) -> Record {
         let id = BenchId::new(SCRAPE, design, "closed-10vu-1mib");

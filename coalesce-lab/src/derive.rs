@@ -325,7 +325,7 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
 mod tests {
     use super::*;
     use crate::lab::GENERATIONS;
-    use labkit::testing::result_set;
+    use labkit::fixture::result_set;
 
     fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
         Record::new(

@@ -148,8 +148,8 @@ impl LabReport for CoalesceLab {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use labkit::fixture::result_set;
     use labkit::lab::Describe;
-    use labkit::testing::result_set;
 
     #[test]
     fn the_reference_files_name_the_lab_s_own_designs_and_cases() {

@@ -139,8 +139,8 @@ mod tests {
     use super::*;
     use crate::derive::derived;
     use crate::lab::{CHURN_PUBLISHERS, FOOTPRINT};
+    use labkit::fixture::result_set;
     use labkit::record::Record;
-    use labkit::testing::result_set;
 
     #[test]
     fn the_report_renders_from_an_empty_set() {

@@ -75,12 +75,12 @@ pub fn write_report(lab: &dyn LabReport, set: &ResultSet, dir: &Path) -> Result<
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixture::TINY;
+    use crate::fixture::TINY;
 
     #[test]
     fn a_report_is_written_whole_into_its_directory() {
         let dir = std::env::temp_dir().join(format!("labkit-lab-binary-{}", std::process::id()));
-        let set = crate::testing::result_set(&TINY, Vec::new());
+        let set = crate::fixture::result_set(&TINY, Vec::new());
         write_report(&TINY, &set, &dir).unwrap();
         for file in ["tiny.md", "tiny-details.md"] {
             let text = std::fs::read_to_string(dir.join(file)).unwrap();

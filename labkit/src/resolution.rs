@@ -346,7 +346,7 @@ mod tests {
         let by = |k: f64| base.map(|v| v * k);
         let mut noisy = by(1.05);
         noisy[2] = 9.0;
-        let set = ResultSet::of(vec![
+        let set = crate::record::fixtures::set(vec![
             passes("base", "small", &base),
             passes("base-slowed-5", "small", &noisy),
             passes("base-slowed-10", "small", &by(1.1)),
@@ -368,7 +368,7 @@ mod tests {
         // A row whose 10 % twin is missed lists both twins' passes: the measured reason.
         let mut noisy_10 = by(1.1);
         noisy_10[5] = 11.0;
-        let missing = ResultSet::of(vec![
+        let missing = crate::record::fixtures::set(vec![
             passes("base", "small", &base),
             passes("base-slowed-10", "small", &noisy_10),
             passes("base-again", "small", &by(1.0)),
@@ -400,12 +400,15 @@ mod tests {
         );
         assert!(!text.contains("did not detect a 10 %"), "{text}");
         assert!(undetected(&set, "base", &single).is_none());
-        assert!(power_text(&ResultSet::of(vec![]), "base", &single).contains("No slowed twin"));
+        assert!(
+            power_text(&crate::record::fixtures::set(vec![]), "base", &single)
+                .contains("No slowed twin")
+        );
     }
 
     #[test]
     fn repeats_are_summed_up_and_kept_placements_listed_with_their_seed() {
-        let mut set = ResultSet::of(vec![]);
+        let mut set = crate::record::fixtures::set(vec![]);
         assert!(repeats_text(&set).contains("No pass was run again"));
         let cell = |again: f64, outlier_again: bool| RepeatedCell {
             id: BenchId::new("op", "fast", "small"),

@@ -225,15 +225,15 @@ pub fn writeup(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixture::TINY;
     use crate::record::Record;
-    use crate::testing::fixture::TINY;
 
     #[test]
     fn one_line_per_case_both_sides_measured_and_the_commands() {
         let passes = |i: &str, v: &[f64]| {
             Record::from_passes(BenchId::new("op", i, "small"), Metric::NsPerOp, v.to_vec())
         };
-        let set = ResultSet::of(vec![
+        let set = crate::record::fixtures::set(vec![
             passes("base", &[10.0; 8]),
             passes("fast", &[5.0; 8]),
             Record::new(

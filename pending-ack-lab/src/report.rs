@@ -146,10 +146,10 @@ fn charts(set: &ResultSet) -> Vec<ChartSpec> {
 mod tests {
     use super::*;
     use crate::derive::target_experiments;
+    use labkit::fixture::result_set;
     use labkit::lab::Kind;
     use labkit::record::{BenchId, Interval, Record};
     use labkit::targets::check;
-    use labkit::testing::result_set;
 
     const BASELINE: &str = "nested-tree";
     const SEED_PRIMITIVE: &str = "primitive-bucketed";

@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn gungraun_summaries_become_per_op_records_of_the_counted_case() {
-        let lab: &dyn Describe = &labkit::testing::fixture::TINY;
+        let lab: &dyn Describe = &labkit::fixture::TINY;
         let dir = std::env::temp_dir().join(format!("xtask-gungraun-{}", std::process::id()));
         let case = counted_cases_of(lab)
             .iter()

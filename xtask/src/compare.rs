@@ -143,7 +143,7 @@ mod tests {
             a: "base".into(),
             rest: words(rest),
         };
-        let all: &[labs::LabRef] = &[&labkit::testing::fixture::TINY];
+        let all: &[labs::LabRef] = &[&labkit::fixture::TINY];
         let c = comparison(all, &args(None, &["fast", "small"])).unwrap();
         assert_eq!((c.a.as_str(), c.b.as_str()), ("base", "fast"));
         assert_eq!(c.names, words(&["small"]));

@@ -114,7 +114,7 @@ pub fn this_workspace() -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::testing::fixture::{OTHER, TINY};
+    use labkit::fixture::{OTHER, TINY};
 
     #[test]
     fn an_unknown_lab_is_refused_with_the_valid_ones() {

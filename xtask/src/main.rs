@@ -499,7 +499,7 @@ mod tests {
 
     #[test]
     fn bench_words_pick_labs_and_are_checked_before_building() {
-        use labkit::testing::fixture::{OTHER, TINY};
+        use labkit::fixture::{OTHER, TINY};
         let all: &[labs::LabRef] = &[&TINY, &OTHER];
         let chosen = |w: &[&str]| chosen_labs(all, &words(w));
         let (picked, filters) = chosen(&["tiny", "fast", "shared-4"]).unwrap();

@@ -217,8 +217,8 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use labkit::fixture::TINY;
     use labkit::record::BenchId;
-    use labkit::testing::fixture::TINY;
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()

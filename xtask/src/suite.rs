@@ -152,7 +152,7 @@ mod tests {
 
     #[test]
     fn every_lab_has_a_filtered_smoke_selection() {
-        let labs: &[labs::LabRef] = &[&labkit::testing::fixture::TINY];
+        let labs: &[labs::LabRef] = &[&labkit::fixture::TINY];
         for lab in labs {
             let filter = smoke_filter(*lab).unwrap();
             let selection = Selection::parse(*lab, &filter).unwrap();

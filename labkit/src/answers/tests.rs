@@ -1,10 +1,10 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::testing::records::{count, passes};
+use crate::record::fixtures::{count, passes};
 
 fn set(records: Vec<Record>) -> ResultSet {
-    ResultSet::of(records)
+    crate::record::fixtures::set(records)
 }
 
 const FILE: &str = r#"{

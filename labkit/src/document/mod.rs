@@ -243,8 +243,8 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixture::TINY;
     use crate::record::{BenchId, EventName, Record, RunMode};
-    use crate::testing::fixture::TINY;
 
     #[test]
     fn the_kit_assembles_header_answers_and_both_pages() {
@@ -286,7 +286,7 @@ mod tests {
     #[test]
     fn a_paired_table_puts_each_row_above_its_match_and_refuses_unequal_sides() {
         let id = BenchId::new("op", "fast", "small");
-        let set = ResultSet::of(vec![Record::new(id, Metric::NsPerOp, 10.0)]);
+        let set = crate::record::fixtures::set(vec![Record::new(id, Metric::NsPerOp, 10.0)]);
         let baselines = crate::lab::baselines(&TINY);
         let implementations = TINY.implementations();
         let blocks = Blocks {

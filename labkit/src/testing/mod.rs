@@ -1,21 +1,20 @@
 //! The conformance kit: the checks every lab's description, runners and report must pass, written
-//! once, and a fixture lab ([`fixture::TINY`]) for tests of anything that reads a description.
+//! once, and the fixture lab's page.
 //!
 //! A lab gets them all with one line in a test module, [`lab_conformance!`](crate::lab_conformance); its own tests keep
 //! only what is particular to it. Every count below is computed from the description, never
 //! written down, so a new design, dataset or experiment changes no test.
 
-pub mod fixture;
-pub mod records;
-
-use crate::document::{LabReport, render};
+use crate::document::{Block, ChartSpec, Document, LabReport, Page, render};
+use crate::fixture::{TinyLab, result_set};
 use crate::lab::BenchCase;
 use crate::lab::{
     Experiment, Kind, Lab, MeasuredHeap, Parameter, Window, cases, counted_cases, counted_cases_of,
     measures, timed_ids,
 };
 use crate::latency::LatencySink;
-use crate::record::{BenchId, EventName, Metric, Record, ResultSet, RunMode};
+use crate::record::{BenchId, EventName, Metric, Record, ResultSet};
+use crate::report::Row;
 use crate::targets::Targets;
 use std::sync::Arc;
 
@@ -98,19 +97,6 @@ macro_rules! registry_module_names {
     ($($module:ident => $ty:path),* $(,)? $(; floor $floor:ident => $floor_ty:path)?) => {
         [$(stringify!($module)),* $(, stringify!($floor))?]
     };
-}
-
-/// A result set of `lab` holding `records`, as a report's tests build one.
-pub fn result_set(lab: &dyn crate::lab::Describe, records: Vec<Record>) -> ResultSet {
-    ResultSet {
-        lab: lab.name().into(),
-        mode: RunMode::Full,
-        environment: crate::env::Environment::fixed_for_tests(),
-        timing: None,
-        records,
-        repeats: Vec::new(),
-        previous: None,
-    }
 }
 
 /// A window that checks the protocol a runner owes every window: the measured stretch opened
@@ -455,10 +441,31 @@ pub fn targets_name_the_lab_s_own(
     }
 }
 
+/// The fixture lab's page: its cost split, a time table and one chart.
+impl LabReport for TinyLab {
+    fn report(&self, _: &ResultSet) -> Document {
+        let rows = vec![Row::new("op", "small", "small")];
+        Document {
+            trust: None,
+            answers: None,
+            main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
+            details: Page::new("{{time}}")
+                .with("time", Block::Table(Metric::NsPerOp, rows.clone())),
+            charts: vec![ChartSpec::Metric {
+                stem: "tiny".into(),
+                title: "tiny".into(),
+                metric: Metric::NsPerOp,
+                rows,
+            }],
+            ..Document::default()
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
-    use super::fixture::{NARROW, TINY};
     use super::*;
+    use crate::fixture::{NARROW, TINY};
 
     #[test]
     fn the_fixture_lab_conforms() {

@@ -2,8 +2,8 @@
 
 use super::*;
 use crate::env::Environment;
+use crate::record::fixtures::{count, passes};
 use crate::record::{RunMode, TimingMethod};
-use crate::testing::records::{count, passes};
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet {

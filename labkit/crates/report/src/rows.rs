@@ -86,7 +86,7 @@ fn term_rows(e: &Experiment, filter: &str, derived: Option<&str>, cores: usize) 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixture::TINY;
+    use crate::fixture::TINY;
 
     #[test]
     fn selectors_name_rows_from_the_description() {

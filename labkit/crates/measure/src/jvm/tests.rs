@@ -84,7 +84,7 @@ impl crate::lab::Describe for JvmFixture {
         vec!["base", "jvm-fast", "jvm-dies"]
     }
     fn experiments(&self) -> &[crate::lab::Experiment] {
-        crate::testing::fixture::TINY.experiments()
+        crate::fixture::TINY.experiments()
     }
     fn jvm_designs(&self) -> Vec<&'static str> {
         vec!["jvm-fast", "jvm-dies"]
@@ -93,7 +93,7 @@ impl crate::lab::Describe for JvmFixture {
 
 impl Lab for JvmFixture {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        crate::testing::fixture::TINY.open(implementation, case)
+        crate::fixture::TINY.open(implementation, case)
     }
     fn jvm_sources(&self) -> Option<JvmSources> {
         Some(JvmSources {

@@ -3,10 +3,10 @@
 use super::*;
 use std::time::Duration;
 
+use crate::fixture::TINY;
 use crate::lab::Window;
 use crate::lab::{Experiment, Kind};
 use crate::record::EventName;
-use crate::testing::fixture::TINY;
 
 /// One case of the tiny lab in a pass, as `pass_case` measures it.
 fn tiny_case(

@@ -1,12 +1,10 @@
 //! A two-implementation lab whose runners take no time, for tests of the kit, of the driver and of
 //! anything else that reads a description.
 
-use crate::document::{Block, ChartSpec, Document, LabReport, Page};
 use crate::lab::{
     BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Typed, Window,
 };
-use crate::record::{Metric, ResultSet};
-use crate::report::Row;
+use crate::record::{Record, ResultSet, RunMode};
 use std::time::Duration;
 
 /// A two-implementation lab whose runners take no time: for tests of everything that reads a
@@ -125,22 +123,15 @@ fn experiment_list() -> Vec<Experiment> {
     ]
 }
 
-impl LabReport for TinyLab {
-    fn report(&self, _: &ResultSet) -> Document {
-        let rows = vec![Row::new("op", "small", "small")];
-        Document {
-            trust: None,
-            answers: None,
-            main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
-            details: Page::new("{{time}}")
-                .with("time", Block::Table(Metric::NsPerOp, rows.clone())),
-            charts: vec![ChartSpec::Metric {
-                stem: "tiny".into(),
-                title: "tiny".into(),
-                metric: Metric::NsPerOp,
-                rows,
-            }],
-            ..Document::default()
-        }
+/// A result set of `lab` holding `records`, as a report's tests build one.
+pub fn result_set(lab: &dyn Describe, records: Vec<Record>) -> ResultSet {
+    ResultSet {
+        lab: lab.name().into(),
+        mode: RunMode::Full,
+        environment: crate::env::Environment::fixed_for_tests(),
+        timing: None,
+        records,
+        repeats: Vec::new(),
+        previous: None,
     }
 }

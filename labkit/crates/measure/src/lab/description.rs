@@ -137,7 +137,7 @@ fn keep(s: String) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixture::TINY;
+    use crate::fixture::TINY;
 
     #[test]
     fn a_description_reads_back_as_it_was_written() {

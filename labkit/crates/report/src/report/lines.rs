@@ -176,7 +176,7 @@ mod tests {
                 value,
             )
         };
-        let set = ResultSet::of(vec![
+        let set = crate::record::fixtures::set(vec![
             record("a", "small", 2048.0),
             record("a", "large", 0.0),
             record("b", "small", 4096.0),
@@ -210,7 +210,7 @@ mod tests {
                 value,
             )
         };
-        let set = ResultSet::of(vec![
+        let set = crate::record::fixtures::set(vec![
             record("a", "at-1", 0.0),
             record("a", "at-2", 5.0),
             record("b", "at-1", 2.0),

@@ -10,6 +10,7 @@ use crate::latency::Latencies;
 pub use crate::stats::Interval;
 
 mod facts;
+pub mod fixtures;
 mod id;
 mod io;
 mod lines;
@@ -287,22 +288,6 @@ impl ResultSet {
 }
 
 #[cfg(test)]
-impl ResultSet {
-    /// `records` as a full run in the tests' fixed environment.
-    pub(crate) fn of(records: Vec<Record>) -> Self {
-        Self {
-            lab: "tiny".into(),
-            mode: RunMode::Full,
-            environment: Environment::fixed_for_tests(),
-            timing: None,
-            records,
-            repeats: Vec::new(),
-            previous: None,
-        }
-    }
-}
-
-#[cfg(test)]
 mod tests {
     use super::*;
 
@@ -399,37 +384,6 @@ mod tests {
         );
         let round_trip: Record = serde_json::from_str(&serde_json::to_string(ns).unwrap()).unwrap();
         assert_eq!(&round_trip, ns);
-    }
-
-    #[test]
-    fn a_censored_percentile_is_left_out_and_its_cell_says_censored() {
-        let id = BenchId::new("scrape", "i", "p");
-        let pass = |censored: u64| {
-            let sink = crate::latency::LatencySink::new();
-            {
-                let mut recorder = sink.recorder();
-                for _ in 0..100 - censored {
-                    recorder.record(std::time::Duration::from_millis(1));
-                }
-                for _ in 0..censored {
-                    recorder.record_censored(std::time::Duration::from_millis(500));
-                }
-            }
-            latency_records(&id, &sink.latencies())
-        };
-        // 3 of 200 latencies are lower bounds: p99 and the maximum may be among them, p90 not.
-        let combined = combine_passes(&[pass(0), pass(3)]);
-        let has = |m: Metric| combined.iter().any(|r| r.metric == m);
-        assert!(has(Metric::LatencyP90Ns) && has(Metric::LatencyHistogram));
-        assert!(!has(Metric::LatencyP99Ns) && !has(Metric::LatencyMaxNs));
-        let set = crate::testing::result_set(&crate::testing::fixture::TINY, combined);
-        let cell = crate::report::absent_cell(&set, &id, Metric::LatencyP99Ns);
-        assert_eq!(cell, "censored (1.50 % lower bounds)");
-        assert_eq!(
-            crate::report::absent_cell(&set, &id, Metric::LatencyP50Ns),
-            "—",
-            "an absent uncensored value is a dash"
-        );
     }
 
     #[test]

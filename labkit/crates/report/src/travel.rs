@@ -300,11 +300,11 @@ pub fn section(set: &ResultSet, baselines: &Baselines) -> String {
 mod tests {
     use super::*;
     use crate::record::Record;
-    use crate::testing::records::passes;
+    use crate::record::fixtures::passes;
 
     fn with_previous(now: Vec<Record>, before: Vec<Record>) -> ResultSet {
-        let mut set = ResultSet::of(now);
-        set.previous = Some(Box::new(ResultSet::of(before)));
+        let mut set = crate::record::fixtures::set(now);
+        set.previous = Some(Box::new(crate::record::fixtures::set(before)));
         set
     }
 
@@ -371,7 +371,7 @@ mod tests {
             section.contains("From an effect of 50 % up, 1 of 1"),
             "{section}"
         );
-        let alone = ResultSet::of(vec![passes("base", &up)]);
+        let alone = crate::record::fixtures::set(vec![passes("base", &up)]);
         assert!(section_without_previous(&alone).contains("every one is `new`"));
     }
 

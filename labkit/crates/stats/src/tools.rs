@@ -29,7 +29,7 @@ impl Tool {
     /// this workspace's `.tools/bin/<binary>`.
     pub fn path(&self) -> PathBuf {
         let dir = std::env::var_os(TOOLS_ENV).map_or_else(
-            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../.tools/bin"),
+            || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../.tools/bin"),
             PathBuf::from,
         );
         dir.join(&self.binary)

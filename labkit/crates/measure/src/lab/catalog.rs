@@ -86,8 +86,8 @@ impl<C> Described<C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixture::TINY;
     use crate::lab::Kind;
-    use crate::testing::fixture::TINY;
 
     static SIZES: Described<u32> = Described::new(|| {
         vec![Experiment::of("op", "one op", Kind::Steady).on([

@@ -85,7 +85,7 @@ fn the_peak_heap_is_the_highest_of_every_run_of_the_allocation_process() {
         peak.value
     );
 }
-use crate::testing::fixture::{NARROW, TINY};
+use crate::fixture::{NARROW, TINY};
 
 fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|s| s.to_string()).collect()

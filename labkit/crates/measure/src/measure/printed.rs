@@ -64,7 +64,7 @@ pub fn heading(lab: &dyn Describe, records: &[Record], smoke: bool) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixture::TINY;
+    use crate::fixture::TINY;
 
     #[test]
     fn each_design_is_printed_beside_its_baseline() {

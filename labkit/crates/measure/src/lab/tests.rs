@@ -1,8 +1,8 @@
 //! The description's tests, on the fixture lab.
 
 use super::*;
+use crate::fixture::{NARROW, TINY};
 use crate::record::{Role, reference_roles};
-use crate::testing::fixture::{NARROW, TINY};
 
 fn words(w: &[&str]) -> Vec<String> {
     w.iter().map(|s| s.to_string()).collect()

@@ -45,14 +45,14 @@ pub fn not_faster(lab: &dyn Describe, set: &ResultSet, design: &str, rivals: &[&
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::testing::fixture::TINY;
-    use crate::testing::records::passes;
+    use crate::fixture::TINY;
+    use crate::record::fixtures::passes;
 
     #[test]
     fn the_rows_a_design_does_not_win_are_listed_with_their_verdict() {
         let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
         let half: Vec<f64> = up.iter().map(|v| v / 2.0).collect();
-        let set = ResultSet::of(vec![passes("base", &up), passes("fast", &half)]);
+        let set = crate::record::fixtures::set(vec![passes("base", &up), passes("fast", &half)]);
         assert_eq!(
             not_faster(&TINY, &set, "fast", &["base"]),
             "none: `fast` is faster than the faster of `base` on every timed row.\n"

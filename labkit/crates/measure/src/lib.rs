@@ -1,0 +1,21 @@
+//! The lab kit's measurement: what a bench binary links, and no report code. Every layer below is
+//! re-exported at this crate's root.
+//!
+//! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
+//!   parameters, how a case runs, derived records), which every binary and the driver read.
+//! - [`jvm`]: a lab's designs written in Java, compiled with the JDK and measured on the JVM in
+//!   the same passes as the Rust ones.
+//! - [`threads`]: a measured window over several threads (prepare, open, run, close).
+//! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
+//!   to `cargo xtask compare --rev`.
+//! - [`measure`]: the `main` of every measurement binary, generic over a description.
+//! - [`fixture`]: a two-design lab whose runners take no time, for the tests of every layer above.
+
+pub use labkit_record::*;
+
+pub mod fixture;
+pub mod jvm;
+pub mod lab;
+pub mod measure;
+pub mod sampling;
+pub mod threads;

@@ -1,0 +1,13 @@
+//! The lab kit's report building blocks. Every layer below is re-exported at this crate's root.
+//!
+//! - [`report`]: rows, cells and the comparisons a page prints, charts of lines.
+//! - [`rows`]: a lab's rows from its description.
+//! - [`travel`]: a run checked against the last committed one.
+//! - [`targets`]: targets a lab states in a JSON file, checked against one run.
+
+pub use labkit_measure::*;
+
+pub mod report;
+pub mod rows;
+pub mod targets;
+pub mod travel;
