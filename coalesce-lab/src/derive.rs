@@ -46,7 +46,6 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         // heap in bodies) come from the lab's generator alone: oha's rows of the same cell would
         // derive the same ids.
         let lab_generator = r.id.experiment == SCRAPE;
-        let find = |metric: Metric| set.find(&r.id, metric).map(|r| r.value);
         let derive = |experiment: &str, metric: Metric, value: f64| {
             let id = r.id.with_case(experiment, &r.id.parameter);
             Record::new(id, metric, value)
@@ -55,38 +54,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             // Over the generations that finished in the window, which are the ones the time
             // sums: one still running when the window closed has no time yet.
             Metric::EventsPer100Ops(GENERATING_US) if lab_generator => {
-                let Some(generations) = set
-                    .find(&r.id, Metric::EventsPer100Ops(FINISHED_GENERATIONS))
-                    .filter(|g| g.value > 0.0)
-                else {
-                    continue;
-                };
-                // Per pass when both have passes, so the time compares pass by pass.
-                let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
-                let record = match (&r.passes, &generations.passes) {
-                    (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
-                        let id = r.id.with_case(GENERATION, &r.id.parameter);
-                        let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
-                        Record::from_passes(id, Metric::MeanNs, passes.collect())
-                    }
-                    _ => derive(
-                        GENERATION,
-                        Metric::MeanNs,
-                        ns_per_generation(r.value, generations.value),
-                    ),
-                };
-                // No generation finished in the window in some pass: no generation time there.
-                if record.value <= 0.0 || !record.value.is_finite() {
-                    continue;
-                }
-                if let Some(p99) = find(Metric::LatencyP99Ns) {
-                    out.push(derive(
-                        P99_IN_GENERATIONS,
-                        Metric::Ratio,
-                        p99 / record.value,
-                    ));
-                }
-                out.push(record);
+                out.extend(generation(set, r));
             }
             Metric::EventsPerSec(SERVED) | Metric::LatencyP50Ns
                 if r.id.experiment == SCRAPE_BY_OHA =>
@@ -136,17 +104,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
             Metric::EventsPer100Ops(LAG_US) if is_open(&r.id.parameter) && lab_generator => {
                 out.push(derive(GENERATOR_LAG, Metric::MeanNs, r.value * 10.0));
             }
-            Metric::PeakHeapBytes if lab_generator => {
-                if let Ok(scenario) = Scenario::parse(&r.id.parameter) {
-                    let body = scenario.body.bytes as f64;
-                    out.push(derive(PEAK_HEAP_IN_BODIES, Metric::Ratio, r.value / body));
-                    let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
-                    if let Some(ceiling) = set.find(&ceiling, r.metric) {
-                        let above = (r.value - ceiling.value) / body;
-                        out.push(derive(PEAK_HEAP_OVER_CEILING, Metric::Ratio, above));
-                    }
-                }
-            }
+            Metric::PeakHeapBytes if lab_generator => out.extend(heap_in_bodies(set, r)),
             Metric::EventsPer100Ops(event) if lab_generator => {
                 // The mean backlog at a slot: the backlogs read there over the samples that
                 // reached it (the queue-growth chart, [`crate::waiting`]).
@@ -159,8 +117,69 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         }
     }
     out.extend(waiting_shape(&out));
-    // A scenario whose ceiling did not hold measured something else than the designs: no ratio
-    // to that ceiling is published (the check says why).
+    with_ceiling_checks(set, out)
+}
+
+/// A generation's mean time in `r`'s cell (per pass when both have passes, so the time compares
+/// pass by pass) and the p99 counted in generations; nothing when no generation finished.
+fn generation(set: &ResultSet, r: &Record) -> Vec<Record> {
+    let Some(generations) = set
+        .find(&r.id, Metric::EventsPer100Ops(FINISHED_GENERATIONS))
+        .filter(|g| g.value > 0.0)
+    else {
+        return Vec::new();
+    };
+    let id = r.id.with_case(GENERATION, &r.id.parameter);
+    let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
+    let record = match (&r.passes, &generations.passes) {
+        (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
+            let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
+            Record::from_passes(id, Metric::MeanNs, passes.collect())
+        }
+        _ => Record::new(
+            id,
+            Metric::MeanNs,
+            ns_per_generation(r.value, generations.value),
+        ),
+    };
+    // No generation finished in the window in some pass: no generation time there.
+    if record.value <= 0.0 || !record.value.is_finite() {
+        return Vec::new();
+    }
+    let p99 = set.find(&r.id, Metric::LatencyP99Ns).map(|p99| {
+        let id = r.id.with_case(P99_IN_GENERATIONS, &r.id.parameter);
+        Record::new(id, Metric::Ratio, p99.value / record.value)
+    });
+    p99.into_iter().chain([record]).collect()
+}
+
+/// The peak heap of `r`'s cell in bodies, and above the ceiling's in the same scenario.
+fn heap_in_bodies(set: &ResultSet, r: &Record) -> Vec<Record> {
+    let Ok(scenario) = Scenario::parse(&r.id.parameter) else {
+        return Vec::new();
+    };
+    let body = scenario.body.bytes as f64;
+    let derive = |experiment: &str, value: f64| {
+        Record::new(
+            r.id.with_case(experiment, &r.id.parameter),
+            Metric::Ratio,
+            value,
+        )
+    };
+    let mut out = vec![derive(PEAK_HEAP_IN_BODIES, r.value / body)];
+    let ceiling = BenchId::new(SCRAPE, StaticBody::NAME, &r.id.parameter);
+    if let Some(ceiling) = set.find(&ceiling, r.metric) {
+        out.push(derive(
+            PEAK_HEAP_OVER_CEILING,
+            (r.value - ceiling.value) / body,
+        ));
+    }
+    out
+}
+
+/// `out` with the ceiling checks, and without the ratios to a ceiling that did not hold: that
+/// scenario measured something else than the designs (the check says why).
+fn with_ceiling_checks(set: &ResultSet, mut out: Vec<Record>) -> Vec<Record> {
     let checks = crate::conformance::derived(set);
     let invalid = |parameter: &str| {
         checks.iter().any(|c| {
@@ -322,175 +341,4 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::lab::GENERATIONS;
-    use labkit::fixture::result_set;
-
-    fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {
-        Record::new(
-            BenchId::new(SCRAPE, implementation, parameter),
-            metric,
-            value,
-        )
-    }
-
-    /// `coalescing`'s generations per 100 requests started and finished, and the µs the finished
-    /// ones took per 100 requests.
-    fn generations(scenario: &str, per_100: (f64, f64), generating_us: f64) -> Vec<Record> {
-        [
-            (GENERATIONS, per_100.0),
-            (FINISHED_GENERATIONS, per_100.1),
-            (GENERATING_US, generating_us),
-        ]
-        .into_iter()
-        .map(|(event, value)| {
-            scrape(
-                "coalescing",
-                scenario,
-                Metric::EventsPer100Ops(event),
-                value,
-            )
-        })
-        .collect()
-    }
-
-    /// A window that a cap ended while its only generation ran counts a generation started
-    /// and none finished: no generation time, and no p99 counted in it.
-    #[test]
-    fn a_window_with_no_finished_generation_derives_no_generation_time() {
-        let scenario = "closed-100vu-1mib-dominant";
-        let mut records = generations(scenario, (0.1, 0.0), 0.0);
-        records.push(scrape("coalescing", scenario, Metric::LatencyP99Ns, 8e8));
-        let s = result_set(&LAB, records);
-        let derived = derived(&s);
-        assert!(
-            derived
-                .iter()
-                .all(|r| r.id.experiment != GENERATION && r.id.experiment != P99_IN_GENERATIONS),
-            "{derived:?}"
-        );
-    }
-
-    #[test]
-    fn derived_records_count_generations_and_bodies() {
-        let scenario = "closed-10vu-16mib";
-        // 5 generations per 100 requests started, 4 finished taking 120,000 µs: 30 ms each
-        // (the one a cap cut has no time in the sum, and is not in the mean).
-        let mut records = generations(scenario, (5.0, 4.0), 120_000.0);
-        records.extend([
-            scrape("coalescing", scenario, Metric::LatencyP99Ns, 45e6),
-            scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
-            scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 120.0),
-            scrape(
-                "coalescing",
-                scenario,
-                Metric::PeakHeapBytes,
-                48.0 * 1024.0 * 1024.0,
-            ),
-            scrape(
-                "static-body",
-                scenario,
-                Metric::PeakHeapBytes,
-                40.0 * 1024.0 * 1024.0,
-            ),
-        ]);
-        let s = result_set(&LAB, records);
-        let values: Vec<(String, f64)> = derived(&s)
-            .into_iter()
-            .map(|r| (r.id.to_string(), r.value))
-            .collect();
-        let find = |experiment: &str| {
-            values
-                .iter()
-                .find(|(id, _)| id.starts_with(experiment))
-                .unwrap()
-                .1
-        };
-        assert_eq!(find("generation/"), 30e6);
-        assert_eq!(find(P99_IN_GENERATIONS), 1.5);
-        assert_eq!(find("peak-heap-in-bodies/coalescing"), 3.0);
-        assert_eq!(find("peak-heap-over-ceiling-in-bodies/coalescing"), 0.5);
-        assert_eq!(find("peak-heap-over-ceiling-in-bodies/static-body"), 0.0);
-        assert_eq!(find(OF_CEILING), 0.75);
-        let ceilings = values.iter().filter(|(id, _)| id.starts_with(OF_CEILING));
-        assert_eq!(
-            ceilings.count(),
-            1,
-            "the ceiling is not a fraction of itself"
-        );
-    }
-
-    /// The overload's waiting series: per slot, the backlogs read over the samples that reached
-    /// it; its growth (last over first) and its peak over the users.
-    #[test]
-    fn requests_waiting_derive_a_series_its_growth_and_its_peak_over_the_users() {
-        let scenario = "overload-100vu-1mib-dominant";
-        let per_100 = |event, value| {
-            scrape(
-                "serial-queue",
-                scenario,
-                Metric::EventsPer100Ops(event),
-                value,
-            )
-        };
-        // Two samples read 100 and 300 at the first slot, one of them 700 at the second.
-        let s = result_set(
-            &LAB,
-            vec![
-                per_100(WAITING_AT[0], 400.0),
-                per_100(SAMPLED_AT[0], 2.0),
-                per_100(WAITING_AT[1], 700.0),
-                per_100(SAMPLED_AT[1], 1.0),
-            ],
-        );
-        let derived = derived(&s);
-        let find = |experiment: &str| {
-            derived
-                .iter()
-                .find(|r| r.id.experiment == experiment)
-                .map(|r| r.value)
-        };
-        assert_eq!(find(&waiting(0)), Some(200.0));
-        assert_eq!(find(&waiting(1)), Some(700.0));
-        assert_eq!(find(WAITING_GROWTH), Some(3.5));
-        assert_eq!(find(WAITING_PEAK_OVER_USERS), Some(7.0));
-    }
-
-    /// oha's rows of a cross-checked cell have the same implementation and scenario as the lab
-    /// generator's: the ids derived under a fixed name must come from the lab's rows alone, or
-    /// oha's (a lag it does not measure, its goodput over the lab's ceiling) stand in for them.
-    #[test]
-    fn a_cross_checked_cell_derives_each_fixed_id_once_from_the_lab_s_generator() {
-        let scenario = "open-100pct-1mib";
-        let by_oha = |metric: Metric, value: f64| {
-            Record::new(
-                BenchId::new(SCRAPE_BY_OHA, "coalescing", scenario),
-                metric,
-                value,
-            )
-        };
-        let lag = Metric::EventsPer100Ops(LAG_US);
-        let s = result_set(
-            &LAB,
-            vec![
-                scrape("coalescing", scenario, lag, 100_000.0),
-                by_oha(lag, 0.0),
-                scrape("coalescing", scenario, Metric::EventsPerSec(SERVED), 90.0),
-                by_oha(Metric::EventsPerSec(SERVED), 45.0),
-                scrape("static-body", scenario, Metric::EventsPerSec(SERVED), 100.0),
-            ],
-        );
-        let derived = derived(&s);
-        let values = |experiment: &str| -> Vec<f64> {
-            derived
-                .iter()
-                .filter(|r| r.id.experiment == experiment && r.id.implementation == "coalescing")
-                .map(|r| r.value)
-                .collect()
-        };
-        assert_eq!(values(GENERATOR_LAG), [1e6], "1 ms, the lab's mean lag");
-        assert_eq!(values(OF_CEILING), [0.9]);
-        assert_eq!(values(OHA_OVER_LAB_GOODPUT), [0.5]);
-    }
-}
+mod tests;

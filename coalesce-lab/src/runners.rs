@@ -156,20 +156,31 @@ pub(crate) struct Scrapes {
     scenario: Scenario,
 }
 
+impl Scrapes {
+    /// After a cut run, a server that does not empty within [`DRAIN`] is replaced: the old one
+    /// goes first (its design's threads joined), then a new one starts.
+    fn restart_after_a_cut(&mut self) {
+        let drained = |running: &(Server, Generators)| running.0.drained_within(DRAIN);
+        if std::mem::take(&mut self.cut) && !self.running.as_ref().is_some_and(drained) {
+            self.running = None;
+            self.running = (self.start)().map_err(|e| eprintln!("coalesce: {e}")).ok();
+        }
+    }
+}
+
+/// The span of an open loop's schedule, µs: 0 for a closed loop.
+fn schedule_us(load: Load, ops: u64) -> u64 {
+    match load {
+        Load::Open { per_second } => ops.saturating_sub(1) * 1_000_000 / u64::from(per_second),
+        Load::Closed { .. } => 0,
+    }
+}
+
 impl Runner for Scrapes {
     // The allocation run's second window follows `PROFILE_WARM_UP` more untimed runs, so a pool of
     // buffers has filled.
     fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
-        if std::mem::take(&mut self.cut)
-            && !self
-                .running
-                .as_ref()
-                .is_some_and(|(server, _)| server.drained_within(DRAIN))
-        {
-            // The old server goes first (its design's threads joined), then a new one starts.
-            self.running = None;
-            self.running = (self.start)().map_err(|e| eprintln!("coalesce: {e}")).ok();
-        }
+        self.restart_after_a_cut();
         let Some((server, client)) = &self.running else {
             // A server that could not start again: a run that served nothing.
             window.open();
@@ -214,10 +225,6 @@ impl Runner for Scrapes {
         let server_waits = edges.process_switches.saturating_sub(in_process.switches);
         let generating = edges.generating.as_micros() as u64;
         let tally = outcome.tally;
-        let schedule_us = match self.load {
-            Load::Open { per_second } => ops.saturating_sub(1) * 1_000_000 / u64::from(per_second),
-            Load::Closed { .. } => 0,
-        };
         if tally.corrupt > 0 {
             eprintln!(
                 "coalesce: {} of {ops} bodies did not match their checksum",
@@ -237,7 +244,7 @@ impl Runner for Scrapes {
             (ERRORS, tally.errors),
             (CORRUPT, tally.corrupt),
             (BACKLOG, backlog as u64),
-            (SCHEDULE_US, schedule_us),
+            (SCHEDULE_US, schedule_us(self.load, ops)),
             (CLIENT_CPU_US, outcome.client.cpu.as_micros() as u64),
             (SERVER_CPU_US, server_cpu.as_micros() as u64),
             (SERVER_SYSTEM_CPU_US, server_system.as_micros() as u64),

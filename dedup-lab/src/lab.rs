@@ -169,7 +169,33 @@ fn experiments() -> Vec<Typed<Target>> {
         .into_iter()
         .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
         .map(|s| (shape_parameter(s), Target::Admission(s, Ids::Replicated))));
-    let churn = Experiment {
+    let footprint = Experiment {
+        jvm: true,
+        ..Experiment::of(
+            FOOTPRINT,
+            "heap retained after one message from each of n producers",
+            Kind::Retained,
+        )
+    }
+    .on(GROWTH.iter().map(|&g| {
+        let parameter = Parameter::new(&g.name(), &g.label(), false);
+        (parameter, Target::Footprint(g))
+    }));
+    let [beside_inactive, purge_sweep] = purges();
+    vec![
+        admission,
+        replicated,
+        churn(),
+        beside_inactive,
+        purge_sweep,
+        footprint,
+    ]
+}
+
+/// Admissions of live producers while others connect, reconnect and are purged, per number of
+/// publishing threads.
+fn churn() -> Typed<Target> {
+    Experiment {
         window_warm_up: WINDOW_WARM_UP,
         latency: LatencyRecording::ExtraSample,
         throughput: true,
@@ -195,7 +221,11 @@ fn experiments() -> Vec<Typed<Target>> {
             format!("{publishers}, {LIVE_PER_PUBLISHER} producers per thread, and the churner");
         let parameter = Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n);
         (parameter, Target::Churn(n))
-    }));
+    }))
+}
+
+/// Admissions beside inactive producers, and sweeps purging them while a publisher admits.
+fn purges() -> [Typed<Target>; 2] {
     let inactive = format!(
         "{} inactive producers, {LIVE_PER_PUBLISHER} live ones on one publisher",
         format_count(INACTIVE as u64)
@@ -227,26 +257,7 @@ fn experiments() -> Vec<Typed<Target>> {
         Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1),
         Target::Purge { purging: true },
     )]);
-    let footprint = Experiment {
-        jvm: true,
-        ..Experiment::of(
-            FOOTPRINT,
-            "heap retained after one message from each of n producers",
-            Kind::Retained,
-        )
-    }
-    .on(GROWTH.iter().map(|&g| {
-        let parameter = Parameter::new(&g.name(), &g.label(), false);
-        (parameter, Target::Footprint(g))
-    }));
-    vec![
-        admission,
-        replicated,
-        churn,
-        beside_inactive,
-        purge_sweep,
-        footprint,
-    ]
+    [beside_inactive, purge_sweep]
 }
 
 impl Describe for DedupLab {

@@ -193,6 +193,18 @@ pub fn writeup(
         .collect();
     let verdict = verdict_line(set, &ids, verdicts);
     let commands: String = commands.iter().map(|c| format!("{c}\n")).collect();
+    let reading = reading(a, b, verdicts, with_seed);
+    format!(
+        "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
+         the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
+        environment_section(set),
+        lab = lab.name(),
+    )
+}
+
+/// How to read a cell of the write-up comparing `b` against `a`: with verdicts when both run on
+/// the same runtime, and the seed's column when there is one.
+fn reading(a: &str, b: &str, verdicts: bool, with_seed: bool) -> String {
     let reading = if verdicts {
         "Each cell: `{a}` → `{b}` (medians of the passes), the ratio B / A (for wall time the \
          median of the per-pass ratios, and the two medians' ratio beside it where it falls \
@@ -206,20 +218,14 @@ pub fn writeup(
     }
     .replace("{a}", a)
     .replace("{b}", b);
-    let reading = if with_seed {
+    if with_seed {
         format!(
             "{reading} The seed column is what the seed published before → after the change it \
              measured, on its own machine, for the cases it published."
         )
     } else {
         reading
-    };
-    format!(
-        "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
-         the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
-        environment_section(set),
-        lab = lab.name(),
-    )
+    }
 }
 
 #[cfg(test)]

@@ -202,146 +202,202 @@ fn a_recorded_multi_thread_history_keeps_the_contract() {
     impl SharedCheck for Stress {
         fn check<S: SharedPendingAcks>(&mut self, name: &str) {
             let mut map = S::default();
-            let dispatched = AtomicU64::new(0);
-            let acked = [AtomicU64::new(0), AtomicU64::new(0)];
-            // Set before a removal of the entry starts (ackers) or before a cleanup up to it.
-            let removing: Vec<AtomicBool> = (0..ENTRIES).map(|_| AtomicBool::new(false)).collect();
-            let cleaning_below = AtomicU64::new(0);
-            let history: Mutex<Vec<(u64, Remover, PendingAck)>> = Mutex::new(Vec::new());
-            let missed: Mutex<Vec<u64>> = Mutex::new(Vec::new());
-            let probe_violations = AtomicU64::new(0);
-            let done = AtomicBool::new(false);
-            let wait = |i: u64| {
-                while dispatched.load(SeqCst) <= i {
-                    std::thread::yield_now();
-                }
-            };
-            let record =
-                |i: u64, by: Remover, ack: PendingAck| history.lock().unwrap().push((i, by, ack));
-            std::thread::scope(|s| {
-                s.spawn(|| {
-                    for i in 0..ENTRIES {
-                        let (l, e) = stress_key(i);
-                        assert!(map.add(l, e, seed_value(i)), "{name}: {i} added twice");
-                        dispatched.store(i + 1, SeqCst);
-                    }
-                });
-                s.spawn(|| {
-                    for i in (0..ENTRIES).filter(|i| i % 2 == 0 && i % 5 != 4) {
-                        wait(i);
-                        removing[i as usize].store(true, SeqCst);
-                        let (l, e) = stress_key(i);
-                        match map.remove(l, e) {
-                            Some(ack) => record(i, Remover::Ack, ack),
-                            None => missed.lock().unwrap().push(i),
-                        }
-                        acked[0].store(i + 1, SeqCst);
-                    }
-                    acked[0].store(ENTRIES, SeqCst);
-                });
-                s.spawn(|| {
-                    let mine: Vec<u64> =
-                        (0..ENTRIES).filter(|i| i % 2 == 1 && i % 5 != 4).collect();
-                    for chunk in mine.chunks(7) {
-                        let last = *chunk.last().unwrap();
-                        wait(last);
-                        for &i in chunk {
-                            removing[i as usize].store(true, SeqCst);
-                        }
-                        let keys: Vec<(u64, u64)> = chunk.iter().map(|&i| stress_key(i)).collect();
-                        let mut got = Vec::new();
-                        map.remove_batch(&keys, &mut |l, e, a| got.push((stress_index(l, e), a)));
-                        for &i in chunk {
-                            match got.iter().find(|(j, _)| *j == i) {
-                                Some(&(_, ack)) => record(i, Remover::Batch, ack),
-                                None => missed.lock().unwrap().push(i),
-                            }
-                        }
-                        acked[1].store(last + 1, SeqCst);
-                    }
-                    acked[1].store(ENTRIES, SeqCst);
-                });
-                s.spawn(|| {
-                    while !done.load(SeqCst) {
-                        let frontier = acked.iter().map(|a| a.load(SeqCst)).min().unwrap();
-                        let below = (frontier + 40).min(dispatched.load(SeqCst));
-                        if below > 0 {
-                            cleaning_below.fetch_max(below, SeqCst);
-                            let (l, e) = stress_key(below - 1);
-                            let mut last = None;
-                            map.remove_all_up_to(Mark::at(l, e), &mut |l, e, a| {
-                                let i = stress_index(l, e);
-                                assert!(last < Some(i), "{name}: cleanup callbacks out of order");
-                                assert!(i < below, "{name}: cleanup removed {i} past its mark");
-                                last = Some(i);
-                                record(i, Remover::Cleanup, a);
-                            });
-                        }
-                        std::thread::yield_now();
-                    }
-                });
-                s.spawn(|| {
-                    let mut state = 0x2545_f491_4f6c_dd1du64;
-                    while !done.load(SeqCst) {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        let d = dispatched.load(SeqCst);
-                        if d == 0 {
-                            continue;
-                        }
-                        let i = state % d;
-                        let started = |i: u64| {
-                            removing[i as usize].load(SeqCst) || cleaning_below.load(SeqCst) > i
-                        };
-                        let before = started(i);
-                        let (l, e) = stress_key(i);
-                        let present = map.contains(l, e);
-                        if !present && !before && !started(i) {
-                            probe_violations.fetch_add(1, SeqCst);
-                        }
-                    }
-                });
+            let progress = Progress::new(name);
+            let probe_violations = std::thread::scope(|s| {
+                s.spawn(|| progress.dispatch(&map));
+                s.spawn(|| progress.ack_each(&map));
+                s.spawn(|| progress.ack_in_batches(&map));
+                s.spawn(|| progress.clean(&map));
+                let prober = s.spawn(|| progress.probe(&map));
                 // Stop the cleaner and the prober once both ackers are through.
-                while acked.iter().any(|a| a.load(SeqCst) < ENTRIES) {
+                while progress.acked.iter().any(|a| a.load(SeqCst) < ENTRIES) {
                     std::thread::yield_now();
                 }
-                done.store(true, SeqCst);
+                progress.done.store(true, SeqCst);
+                prober.join().expect("the prober")
             });
-            let mut history = history.into_inner().unwrap();
+            assert_eq!(
+                probe_violations, 0,
+                "{name}: a probe found an entry absent before any removal of it started"
+            );
+            let mut history = progress.history.into_inner().unwrap();
             let before_drain = map.len();
             map.drain(&mut |l, e, a| history.push((stress_index(l, e), Remover::Drain, a)));
             assert_eq!(map.len(), 0, "{name}: drained");
-            assert_eq!(
-                probe_violations.load(SeqCst),
-                0,
-                "{name}: a probe found an entry absent before any removal of it started"
-            );
-            let mut removals: Vec<Vec<Remover>> = vec![Vec::new(); ENTRIES as usize];
-            for &(i, by, ack) in &history {
-                assert_eq!(
-                    ack,
-                    seed_value(i),
-                    "{name}: {i} removed with another entry's value"
-                );
-                removals[i as usize].push(by);
-            }
-            for (i, by) in removals.iter().enumerate() {
-                assert_eq!(by.len(), 1, "{name}: entry {i} removed {by:?}");
-            }
-            let drained = history
-                .iter()
-                .filter(|(_, by, _)| *by == Remover::Drain)
-                .count();
-            assert_eq!(before_drain, drained, "{name}: len at quiescence");
-            for i in missed.into_inner().unwrap() {
-                assert_eq!(
-                    removals[i as usize],
-                    [Remover::Cleanup],
-                    "{name}: ack of {i} found nothing, yet no cleanup took it"
-                );
-            }
+            let missed = progress.missed.into_inner().unwrap();
+            check_history(name, &history, &missed, before_drain);
         }
     }
     each_shared(&mut Stress);
+}
+
+/// The stress test's shared state: how far each thread got, and the recorded history.
+struct Progress<'a> {
+    name: &'a str,
+    dispatched: AtomicU64,
+    acked: [AtomicU64; 2],
+    /// Set before a removal of the entry starts (ackers).
+    removing: Vec<AtomicBool>,
+    /// Raised before a cleanup up to it starts.
+    cleaning_below: AtomicU64,
+    done: AtomicBool,
+    history: Mutex<Vec<(u64, Remover, PendingAck)>>,
+    /// The entries an ack found absent.
+    missed: Mutex<Vec<u64>>,
+}
+
+impl<'a> Progress<'a> {
+    fn new(name: &'a str) -> Self {
+        Progress {
+            name,
+            dispatched: AtomicU64::new(0),
+            acked: [AtomicU64::new(0), AtomicU64::new(0)],
+            removing: (0..ENTRIES).map(|_| AtomicBool::new(false)).collect(),
+            cleaning_below: AtomicU64::new(0),
+            done: AtomicBool::new(false),
+            history: Mutex::new(Vec::new()),
+            missed: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn wait(&self, i: u64) {
+        while self.dispatched.load(SeqCst) <= i {
+            std::thread::yield_now();
+        }
+    }
+
+    fn record(&self, i: u64, by: Remover, ack: Option<PendingAck>) {
+        match ack {
+            Some(ack) => self.history.lock().unwrap().push((i, by, ack)),
+            None => self.missed.lock().unwrap().push(i),
+        }
+    }
+
+    fn dispatch<S: SharedPendingAcks>(&self, map: &S) {
+        for i in 0..ENTRIES {
+            let (l, e) = stress_key(i);
+            assert!(
+                map.add(l, e, seed_value(i)),
+                "{}: {i} added twice",
+                self.name
+            );
+            self.dispatched.store(i + 1, SeqCst);
+        }
+    }
+
+    /// Acks the even entries one by one, but every fifth.
+    fn ack_each<S: SharedPendingAcks>(&self, map: &S) {
+        for i in (0..ENTRIES).filter(|i| i % 2 == 0 && i % 5 != 4) {
+            self.wait(i);
+            self.removing[i as usize].store(true, SeqCst);
+            let (l, e) = stress_key(i);
+            self.record(i, Remover::Ack, map.remove(l, e));
+            self.acked[0].store(i + 1, SeqCst);
+        }
+        self.acked[0].store(ENTRIES, SeqCst);
+    }
+
+    /// Acks the odd entries in batches of 7, but every fifth.
+    fn ack_in_batches<S: SharedPendingAcks>(&self, map: &S) {
+        let mine: Vec<u64> = (0..ENTRIES).filter(|i| i % 2 == 1 && i % 5 != 4).collect();
+        for chunk in mine.chunks(7) {
+            let last = *chunk.last().unwrap();
+            self.wait(last);
+            for &i in chunk {
+                self.removing[i as usize].store(true, SeqCst);
+            }
+            let keys: Vec<(u64, u64)> = chunk.iter().map(|&i| stress_key(i)).collect();
+            let mut got = Vec::new();
+            map.remove_batch(&keys, &mut |l, e, a| got.push((stress_index(l, e), a)));
+            for &i in chunk {
+                let ack = got.iter().find(|(j, _)| *j == i).map(|&(_, ack)| ack);
+                self.record(i, Remover::Batch, ack);
+            }
+            self.acked[1].store(last + 1, SeqCst);
+        }
+        self.acked[1].store(ENTRIES, SeqCst);
+    }
+
+    /// Cleans up to 40 entries past the slower acker, until done.
+    fn clean<S: SharedPendingAcks>(&self, map: &S) {
+        let name = self.name;
+        while !self.done.load(SeqCst) {
+            let frontier = self.acked.iter().map(|a| a.load(SeqCst)).min().unwrap();
+            let below = (frontier + 40).min(self.dispatched.load(SeqCst));
+            if below > 0 {
+                self.cleaning_below.fetch_max(below, SeqCst);
+                let (l, e) = stress_key(below - 1);
+                let mut last = None;
+                map.remove_all_up_to(Mark::at(l, e), &mut |l, e, a| {
+                    let i = stress_index(l, e);
+                    assert!(last < Some(i), "{name}: cleanup callbacks out of order");
+                    assert!(i < below, "{name}: cleanup removed {i} past its mark");
+                    last = Some(i);
+                    self.record(i, Remover::Cleanup, Some(a));
+                });
+            }
+            std::thread::yield_now();
+        }
+    }
+
+    /// Probes random dispatched entries until done: how many were absent though no removal of
+    /// them had started before the probe nor after it.
+    fn probe<S: SharedPendingAcks>(&self, map: &S) -> u64 {
+        let mut violations = 0;
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        while !self.done.load(SeqCst) {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let d = self.dispatched.load(SeqCst);
+            if d == 0 {
+                continue;
+            }
+            let i = state % d;
+            let started = |i: u64| {
+                self.removing[i as usize].load(SeqCst) || self.cleaning_below.load(SeqCst) > i
+            };
+            let before = started(i);
+            let (l, e) = stress_key(i);
+            if !map.contains(l, e) && !before && !started(i) {
+                violations += 1;
+            }
+        }
+        violations
+    }
+}
+
+/// The contract a recorded history keeps: every entry removed exactly once, with its own value;
+/// an ack that found nothing lost its entry to a cleanup; `len` at quiescence counts what the
+/// drain then returned.
+fn check_history(
+    name: &str,
+    history: &[(u64, Remover, PendingAck)],
+    missed: &[u64],
+    before_drain: usize,
+) {
+    let mut removals: Vec<Vec<Remover>> = vec![Vec::new(); ENTRIES as usize];
+    for &(i, by, ack) in history {
+        assert_eq!(
+            ack,
+            seed_value(i),
+            "{name}: {i} removed with another entry's value"
+        );
+        removals[i as usize].push(by);
+    }
+    for (i, by) in removals.iter().enumerate() {
+        assert_eq!(by.len(), 1, "{name}: entry {i} removed {by:?}");
+    }
+    let drained = history
+        .iter()
+        .filter(|(_, by, _)| *by == Remover::Drain)
+        .count();
+    assert_eq!(before_drain, drained, "{name}: len at quiescence");
+    for &i in missed {
+        assert_eq!(
+            removals[i as usize],
+            [Remover::Cleanup],
+            "{name}: ack of {i} found nothing, yet no cleanup took it"
+        );
+    }
 }

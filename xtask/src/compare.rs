@@ -128,7 +128,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tests::words;
+    use crate::cli_tests::words;
 
     #[test]
     fn compare_takes_two_implementations_or_one_across_revisions() {

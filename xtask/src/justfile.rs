@@ -3,8 +3,8 @@
 
 #[cfg(test)]
 mod tests {
+    use crate::cli_tests::parse;
     use crate::root;
-    use crate::tests::parse;
 
     /// Every `cargo xtask …` line of the justfile, its `{{…}}` parameters left out.
     fn xtask_lines() -> Vec<Vec<String>> {

@@ -120,7 +120,28 @@ struct PassRunner<'a> {
     case_seconds: BTreeMap<BenchId, f64>,
 }
 
-impl PassRunner<'_> {
+impl<'a> PassRunner<'a> {
+    /// A runner of `run`'s passes from `first_seed`, with its lab's timing in `run`'s mode.
+    fn new(run: LabRun<'a>, first_seed: u64) -> Self {
+        let timing = run.lab.timing(run.mode);
+        PassRunner {
+            run,
+            method: TimingMethod {
+                first_seed,
+                passes: timing.passes,
+                extended_passes: timing.passes,
+                rounds: timing.rounds,
+                sample_ns: timing.sample.as_nanos() as u64,
+                link_order: run.link_order,
+                same_within: None,
+                stage_seconds: None,
+            },
+            first_binary: None,
+            runs: 0,
+            case_seconds: BTreeMap::new(),
+        }
+    }
+
     /// The executable of the pass at `seed`: relinked in the seed's order, or the one build.
     fn command(&mut self, seed: u64) -> Result<std::process::Command> {
         if self.method.link_order == LinkOrder::Fixed {
@@ -192,34 +213,8 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
     let lab = lab_run.lab;
     let timing = lab.timing(lab_run.mode);
     let first_seed = run_seed();
-    // Binaries linked for another run's seeds must not stand in for this run's.
-    if let Ok(entries) = std::fs::read_dir(lab_run.work) {
-        for entry in entries.flatten() {
-            if entry
-                .file_name()
-                .to_string_lossy()
-                .starts_with("time-link-")
-            {
-                let _ = std::fs::remove_file(entry.path());
-            }
-        }
-    }
-    let mut runner = PassRunner {
-        run: *lab_run,
-        method: TimingMethod {
-            first_seed,
-            passes: timing.passes,
-            extended_passes: timing.passes,
-            rounds: timing.rounds,
-            sample_ns: timing.sample.as_nanos() as u64,
-            link_order: lab_run.link_order,
-            same_within: None,
-            stage_seconds: None,
-        },
-        first_binary: None,
-        runs: 0,
-        case_seconds: BTreeMap::new(),
-    };
+    remove_stale_links(lab_run.work);
+    let mut runner = PassRunner::new(*lab_run, first_seed);
     let mut passes: Vec<Vec<Record>> = Vec::new();
     let mut repeats = Vec::new();
     let ran = (|| -> Result<()> {
@@ -299,6 +294,22 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         ran,
         records,
         repeats,
+    }
+}
+
+/// Removes the binaries linked for another run's seeds, which must not stand in for this run's.
+fn remove_stale_links(work: &Path) {
+    let Ok(entries) = std::fs::read_dir(work) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        if entry
+            .file_name()
+            .to_string_lossy()
+            .starts_with("time-link-")
+        {
+            let _ = std::fs::remove_file(entry.path());
+        }
     }
 }
 

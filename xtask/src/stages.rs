@@ -100,6 +100,42 @@ fn with_lab_id(lab: &dyn Describe, line: &str) -> String {
     }
 }
 
+/// Stage 2: the instruction counts (gungraun) of the counted cases `selection` keeps, or `None`
+/// when the lab counts no case.
+fn count_instructions(
+    lab_run: &LabRun,
+    selection: &Selection,
+) -> Option<(Vec<Record>, Option<String>)> {
+    let (lab, binaries, name) = (lab_run.lab, lab_run.binaries, lab_run.lab.name());
+    if counted_cases_of(lab).is_empty() {
+        return None;
+    }
+    println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
+    let gungraun_dir = root().join("target/gungraun").join(lab.package());
+    let _ = std::fs::remove_dir_all(&gungraun_dir);
+    let filters = gungraun_filters(lab, selection).unwrap_or_else(|| vec![String::new()]);
+    let mut ran = Ok(());
+    for filter in &filters {
+        if ran.is_err() {
+            break;
+        }
+        // Instruction counts do not depend on timing, so benchmarks may share the cores.
+        ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
+            cmd.arg("--save-summary=json")
+                .arg("--parallel=auto")
+                .arg(CALLGRIND_ARGS);
+            if !filter.is_empty() {
+                cmd.arg(filter);
+            }
+            run_merged(&mut cmd, |line| println!("{}", with_lab_id(lab, line)))
+        });
+    }
+    Some(stage_outcome(
+        ran,
+        collect::gungraun_tree(&gungraun_dir, lab),
+    ))
+}
+
 /// Measures one lab; returns its records and the stages that failed.
 pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     let (lab, mode, words) = (lab_run.lab, lab_run.mode, lab_run.words);
@@ -147,36 +183,11 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     let collected = load_records(&alloc_out).map_err(|e| anyhow!(e));
     stage(1, "allocation", stage_outcome(ran, collected));
 
-    if counted_cases_of(lab).is_empty() {
-        println!(
+    match count_instructions(lab_run, &selection) {
+        Some(outcome) => stage(2, "instructions", outcome),
+        None => println!(
             "==> [{name}] stage 2/3 instruction counts: none (no single-thread case to count)"
-        );
-    } else {
-        println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
-        let gungraun_dir = root().join("target/gungraun").join(lab.package());
-        let _ = std::fs::remove_dir_all(&gungraun_dir);
-        let filters = gungraun_filters(lab, &selection).unwrap_or_else(|| vec![String::new()]);
-        let mut ran = Ok(());
-        for filter in &filters {
-            if ran.is_err() {
-                break;
-            }
-            // Instruction counts do not depend on timing, so benchmarks may share the cores.
-            ran = binaries.command(lab, "instructions").and_then(|mut cmd| {
-                cmd.arg("--save-summary=json")
-                    .arg("--parallel=auto")
-                    .arg(CALLGRIND_ARGS);
-                if !filter.is_empty() {
-                    cmd.arg(filter);
-                }
-                run_merged(&mut cmd, |line| println!("{}", with_lab_id(lab, line)))
-            });
-        }
-        stage(
-            2,
-            "instructions",
-            stage_outcome(ran, collect::gungraun_tree(&gungraun_dir, lab)),
-        );
+        ),
     }
 
     let planned = timed_ids(lab)

@@ -292,18 +292,6 @@ pub fn verdict_section(
     } else {
         "nothing: too few passes for an interval"
     };
-    let (_, checked, contradicted) = disagreements(set, baselines);
-    let disagreements = if checked == 0 {
-        "No decisive single-threaded cell had a model to compare with in this run.".to_owned()
-    } else if contradicted == 0 {
-        format!("None: all {checked} decisive cells with a model agree with it.")
-    } else {
-        format!(
-            "{contradicted} of the {checked} decisive cells with a model (a model within ±{:.0} % \
-             counts as disagreeing with a decisive verdict); the details list them.",
-            MODEL_TOLERANCE * 100.0,
-        )
-    };
     let (tally, extended) = tally_table(set, baselines);
     let margin = match method.same_within {
         Some(m) => format!(
@@ -312,20 +300,6 @@ pub fn verdict_section(
             m * 100.0
         ),
         None => "not set in this run (no A/A twin with enough passes)".to_owned(),
-    };
-    let extended_passes = method.extended_passes.max(method.passes);
-    let extension = if extended_passes > method.passes {
-        format!(
-            "Cells left neither decided nor `same` after the {} standard passes got {} more \
-             ({extended} cells in this run); on {extended_passes} passes a verdict needs {} \
-             agreeing, which keeps the whole sequence's nominal rate at {:.2} %.",
-            method.passes,
-            extended_passes - method.passes,
-            agreeing_needed(extended_passes),
-            100.0 * nominal_false_positive_rate(extended_passes)
-        )
-    } else {
-        "No cell got added passes in this run.".to_owned()
     };
     let filled = template::render(
         include_str!("../../report/verdicts.md"),
@@ -367,14 +341,48 @@ pub fn verdict_section(
                 "coverage",
                 format!("{:.0} %", crate::stats::PASS_COVERAGE * 100.0),
             ),
-            ("extension", extension),
+            ("extension", extension_text(&method, extended)),
             ("tolerance", format!("{:.0} %", MODEL_TOLERANCE * 100.0)),
-            ("disagreements", disagreements),
+            ("disagreements", disagreements_text(set, baselines)),
         ],
         None,
     )
     .expect("the verdict template's slots are the ones filled here");
     Some(filled)
+}
+
+/// How many decisive single-threaded cells the model contradicts, in a sentence.
+fn disagreements_text(set: &ResultSet, baselines: &Baselines) -> String {
+    let (_, checked, contradicted) = disagreements(set, baselines);
+    if checked == 0 {
+        "No decisive single-threaded cell had a model to compare with in this run.".to_owned()
+    } else if contradicted == 0 {
+        format!("None: all {checked} decisive cells with a model agree with it.")
+    } else {
+        format!(
+            "{contradicted} of the {checked} decisive cells with a model (a model within ±{:.0} % \
+             counts as disagreeing with a decisive verdict); the details list them.",
+            MODEL_TOLERANCE * 100.0,
+        )
+    }
+}
+
+/// The passes added to undecided cells (`extended` of them in this run), in a sentence.
+fn extension_text(method: &crate::record::TimingMethod, extended: usize) -> String {
+    let extended_passes = method.extended_passes.max(method.passes);
+    if extended_passes > method.passes {
+        format!(
+            "Cells left neither decided nor `same` after the {} standard passes got {} more \
+             ({extended} cells in this run); on {extended_passes} passes a verdict needs {} \
+             agreeing, which keeps the whole sequence's nominal rate at {:.2} %.",
+            method.passes,
+            extended_passes - method.passes,
+            agreeing_needed(extended_passes),
+            100.0 * nominal_false_positive_rate(extended_passes)
+        )
+    } else {
+        "No cell got added passes in this run.".to_owned()
+    }
 }
 
 /// The decisive single-threaded cells whose model (estimated cycles, else instructions) does not

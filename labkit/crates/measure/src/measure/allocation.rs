@@ -162,37 +162,26 @@ pub(super) fn allocation_records(
             (steady, again.calls(ops, parameter.workers), peak)
         }
     };
+    let per_op = |count: u64| count as f64 / steady_calls;
     let mut records = vec![
-        Record::new(
-            id.clone(),
-            Metric::AllocsPerOp,
-            steady.allocations as f64 / steady_calls,
-        ),
+        Record::new(id.clone(), Metric::AllocsPerOp, per_op(steady.allocations)),
         Record::new(
             id.clone(),
             Metric::BytesPerOp,
-            steady.bytes_allocated as f64 / steady_calls,
+            per_op(steady.bytes_allocated),
         ),
     ];
     if experiment.process_costs {
-        records.push(Record::new(
-            id.clone(),
-            Metric::LargeAllocsPerOp,
-            steady.large_allocations as f64 / steady_calls,
-        ));
-        records.push(Record::new(
-            id.clone(),
-            Metric::PeakHeapBytes,
-            peak_growth as f64,
-        ));
-        records.push(Record::new(
-            id.clone(),
-            Metric::CpuNsPerOp,
-            cpu.as_nanos() as f64 / first_calls,
-        ));
-        if let Some(rss) = rss {
-            records.push(Record::new(id.clone(), Metric::PeakRssBytes, rss as f64));
-        }
+        records.extend(
+            [
+                (Metric::LargeAllocsPerOp, per_op(steady.large_allocations)),
+                (Metric::PeakHeapBytes, peak_growth as f64),
+                (Metric::CpuNsPerOp, cpu.as_nanos() as f64 / first_calls),
+            ]
+            .into_iter()
+            .chain(rss.map(|rss| (Metric::PeakRssBytes, rss as f64)))
+            .map(|(metric, value)| Record::new(id.clone(), metric, value)),
+        );
     }
     if experiment.footprint_at_end {
         let held = Retained::of(&before_open.delta_to(&AllocSnapshot::now()));

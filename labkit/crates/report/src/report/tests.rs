@@ -469,34 +469,3 @@ fn a_cell_the_replaced_run_decided_otherwise_says_so() {
     assert!(out.contains("last run: 1.30× slower"), "{out}");
     assert_eq!(out.matches("last run").count(), 1, "{out}");
 }
-
-#[test]
-fn a_censored_percentile_is_left_out_and_its_cell_says_censored() {
-    let id = BenchId::new("scrape", "i", "p");
-    let pass = |censored: u64| {
-        let sink = crate::latency::LatencySink::new();
-        {
-            let mut recorder = sink.recorder();
-            for _ in 0..100 - censored {
-                recorder.record(std::time::Duration::from_millis(1));
-            }
-            for _ in 0..censored {
-                recorder.record_censored(std::time::Duration::from_millis(500));
-            }
-        }
-        crate::record::latency_records(&id, &sink.latencies())
-    };
-    // 3 of 200 latencies are lower bounds: p99 and the maximum may be among them, p90 not.
-    let combined = crate::record::combine_passes(&[pass(0), pass(3)]);
-    let has = |m: Metric| combined.iter().any(|r| r.metric == m);
-    assert!(has(Metric::LatencyP90Ns) && has(Metric::LatencyHistogram));
-    assert!(!has(Metric::LatencyP99Ns) && !has(Metric::LatencyMaxNs));
-    let set = crate::fixture::result_set(&crate::fixture::TINY, combined);
-    let cell = absent_cell(&set, &id, Metric::LatencyP99Ns);
-    assert_eq!(cell, "censored (1.50 % lower bounds)");
-    assert_eq!(
-        absent_cell(&set, &id, Metric::LatencyP50Ns),
-        "—",
-        "an absent uncensored value is a dash"
-    );
-}
