@@ -66,6 +66,11 @@ pub struct Claim {
     pub metric: String,
     pub experiment: String,
     pub parameter: String,
+    /// The smallest difference the claim's metric can mean, in its unit (half a body for a heap
+    /// counted in bodies): measured values closer than this compare `same`. For values measured
+    /// once, whose every difference would otherwise read as a direction.
+    #[serde(default)]
+    pub resolution: Option<f64>,
     /// Pairs for this claim instead of the file's.
     #[serde(default)]
     pub pairs: Option<Vec<Pair>>,

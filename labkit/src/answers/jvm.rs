@@ -99,14 +99,14 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
             };
         }
     };
-    let mut c = compare_in(set, old, new);
+    let mut c = at_resolution(compare_in(set, old, new), old, new, claim.resolution);
     // A JVM's byte counts carry the harness's own few bytes per run: within 1 % is the same.
     if c.agreement.is_none() && (c.ratio - 1.0).abs() < COUNT_TOLERANCE {
         c.verdict = Verdict::Same;
     }
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
-    let (travel, travel_text) = pair_travel(set, metric, old, new, &c);
+    let (travel, travel_text) = pair_travel(set, (old, new), &c, claim.resolution);
     row.push(pair_cell(metric, old, new, &c, want));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {

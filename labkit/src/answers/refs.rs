@@ -211,6 +211,7 @@ pub fn measured_value(set: &ResultSet, call: &Call) -> String {
         metric: Metric::NsPerOp.key(),
         experiment: String::new(),
         parameter: String::new(),
+        resolution: None,
         pairs: None,
         causes: Vec::new(),
         own: false,

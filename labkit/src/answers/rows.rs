@@ -9,15 +9,16 @@ pub(super) const TRAVEL_COLUMN: &str = "Against the last run";
 /// How a row's verdict fared in the last run, and the words its row shows.
 pub(super) type RowTravel = (Option<Travel>, String);
 
-/// `new` against `old` here and in the run this one replaced.
+/// `new` against `old` here and in the run this one replaced, both read at the claim's
+/// `resolution`.
 pub(super) fn pair_travel(
     set: &ResultSet,
-    metric: Metric,
-    old: &Record,
-    new: &Record,
+    (old, new): (&Record, &Record),
     now: &Comparison,
+    resolution: Option<f64>,
 ) -> RowTravel {
-    let before = travel::before(set, &old.id, &new.id, metric);
+    let metric = old.metric;
+    let before = travel::before(set, &old.id, &new.id, metric, resolution);
     (
         travel::of(now, before.as_ref()),
         travel::row_text(set, metric, now, before.as_ref()),

@@ -388,3 +388,41 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
         "{verdict}"
     );
 }
+
+/// A value measured once compares `same` within the claim's resolution, here and in the run it
+/// replaced, so a small difference that flips between runs neither fails the claim nor travels
+/// as CPU-dependent; beyond it, the direction stands.
+#[test]
+fn a_claim_s_resolution_reads_close_single_values_as_the_same_here_and_in_the_last_run() {
+    let file = |resolution: &str| {
+        format!(
+            r#"{{"source": "a PR", "question": "Same memory?",
+              "pairs": [{{"old": "base", "new": "fast", "label": "native"}}],
+              "claims": [{{"claim": "fast keeps the same heap", "seed_text": "one result",
+                "expect": "same", "metric": "peak-heap-bytes", "experiment": "op",
+                "parameter": "small"{resolution}}}]}}"#
+        )
+    };
+    let heap = |base: f64, fast: f64| {
+        vec![
+            count("base", Metric::PeakHeapBytes, base),
+            count("fast", Metric::PeakHeapBytes, fast),
+        ]
+    };
+    let mut now = set(heap(2930.0, 2890.0));
+    now.previous = Some(Box::new(set(heap(2900.0, 2950.0))));
+    let loose = Answers::parse(&file(r#", "resolution": 500"#)).unwrap();
+    let checked = loose.check(&now);
+    assert_eq!(
+        checked.outcomes,
+        [Outcome::Reproduces],
+        "{}",
+        checked.markdown
+    );
+    assert_eq!(checked.travel, [Some(Travel::Held)]);
+    let by_value = Answers::parse(&file("")).unwrap().check(&now);
+    assert_ne!(by_value.outcomes, [Outcome::Reproduces]);
+    assert_eq!(by_value.travel, [Some(Travel::CpuDependent)]);
+    let far = set(heap(2930.0, 1930.0));
+    assert_ne!(loose.check(&far).outcomes, [Outcome::Reproduces]);
+}

@@ -139,6 +139,23 @@ pub fn compare_in(set: &ResultSet, baseline: &Record, candidate: &Record) -> Com
     compare(baseline, candidate, set.timing.and_then(|t| t.same_within))
 }
 
+/// `c`, a comparison of `baseline` and `candidate`, read at `resolution`: the smallest difference
+/// their metric can mean, in its unit. A value measured once (no passes, no interval) would
+/// otherwise call any difference a direction, however small against what the question can tell
+/// apart; closer values than `resolution` are the `same`.
+pub fn at_resolution(
+    mut c: Comparison,
+    baseline: &Record,
+    candidate: &Record,
+    resolution: Option<f64>,
+) -> Comparison {
+    let by_value = c.agreement.is_none() && c.interval.is_none();
+    if by_value && resolution.is_some_and(|r| (candidate.value - baseline.value).abs() < r) {
+        c.verdict = Verdict::Same;
+    }
+    c
+}
+
 /// How one verdict fared in the run this one replaced ([`crate::travel`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Travel {

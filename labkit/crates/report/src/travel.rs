@@ -4,7 +4,7 @@
 //! side only) or `new` (not measured there). Only a held verdict is one a reader on another
 //! machine can expect to see.
 
-use crate::compare::{Comparison, Verdict, compare_in, decisive};
+use crate::compare::{Comparison, Verdict, at_resolution, compare_in, decisive};
 pub use crate::compare::{Travel, travel_of as of};
 use crate::lab::ClaimedCase;
 use crate::record::{Baselines, BenchId, Metric, Record, ResultSet, Role, is_floor};
@@ -34,11 +34,18 @@ const THRESHOLDS: [f64; 9] = [0.0, 0.05, 0.10, 0.15, 0.20, 0.25, 0.50, 1.0, 2.0]
 /// The share of held verdicts a threshold needs.
 const TRAVELLED: f64 = 0.95;
 
-/// `new` against `old` on `metric` in `set`'s previous run, where both were measured.
-pub fn before(set: &ResultSet, old: &BenchId, new: &BenchId, metric: Metric) -> Option<Comparison> {
+/// `new` against `old` on `metric` in `set`'s previous run, where both were measured, read at the
+/// claim's `resolution` ([`at_resolution`]).
+pub fn before(
+    set: &ResultSet,
+    old: &BenchId,
+    new: &BenchId,
+    metric: Metric,
+    resolution: Option<f64>,
+) -> Option<Comparison> {
     let previous = set.previous.as_deref()?;
     let (o, n) = (previous.find(old, metric)?, previous.find(new, metric)?);
-    Some(compare_in(previous, o, n))
+    Some(at_resolution(compare_in(previous, o, n), o, n, resolution))
 }
 
 /// A row's travel when neither run decided its verdict.
@@ -339,7 +346,7 @@ mod tests {
                 set.find(&id("base"), Metric::NsPerOp).unwrap(),
                 set.find(&id(i), Metric::NsPerOp).unwrap(),
             );
-            let before = before(&set, &id("base"), &id(i), Metric::NsPerOp);
+            let before = before(&set, &id("base"), &id(i), Metric::NsPerOp, None);
             (
                 of(&now, before.as_ref()),
                 row_text(&set, Metric::NsPerOp, &now, before.as_ref()),

@@ -77,16 +77,16 @@ impl Lines {
     }
 
     /// Each point's y for `implementation`, where one was measured (and is above zero on a log
-    /// scale), with the point.
+    /// scale), with the point and its index among the chart's points.
     fn line<'a>(
         &'a self,
         set: &'a ResultSet,
         implementation: &'a str,
-    ) -> impl Iterator<Item = (&'a Point, f64)> + 'a {
-        self.points.iter().filter_map(move |p| {
+    ) -> impl Iterator<Item = (usize, &'a Point, f64)> + 'a {
+        self.points.iter().enumerate().filter_map(move |(k, p)| {
             let id = BenchId::new(&p.experiment, implementation, &p.parameter);
             let y = set.find(&id, self.metric)?.value / self.divisor;
-            (self.scale == Scale::Linear || y > 0.0).then_some((p, y))
+            (self.scale == Scale::Linear || y > 0.0).then_some((k, p, y))
         })
     }
 }
@@ -109,7 +109,7 @@ pub fn lines_chart(set: &ResultSet, lines: &Lines, implementations: &[&str]) -> 
         .map(|implementation| {
             lines
                 .line(set, implementation)
-                .map(|(p, y)| {
+                .map(|(_, p, y)| {
                     let label = format!("{}: {y:.2$} {}", p.name, lines.unit, lines.decimals);
                     (p.x, y, label)
                 })
@@ -136,9 +136,8 @@ pub fn lines_table(set: &ResultSet, lines: &Lines, implementations: &[&str]) -> 
         .iter()
         .map(|implementation| {
             let mut row = vec![None; lines.points.len()];
-            for (p, y) in lines.line(set, implementation) {
-                let k = lines.points.iter().position(|q| std::ptr::eq(p, q));
-                row[k.expect("a point of the chart")] = Some(y);
+            for (k, _, y) in lines.line(set, implementation) {
+                row[k] = Some(y);
             }
             row
         })
