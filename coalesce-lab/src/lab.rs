@@ -3,11 +3,8 @@
 
 use std::time::Duration;
 
-use labkit::lab::{
-    BenchCase, Describe, Described, Experiment, Kind, Lab, LatencyRecording, Parameter, Runner,
-    Timing, Typed,
-};
-use labkit::record::{EventName, Record, ResultSet, RunMode};
+use labkit::lab::{Experiment, Kind, LatencyRecording, Parameter, Timing, Typed};
+use labkit::record::{EventName, RunMode};
 
 use crate::MetricsEndpoint;
 use crate::implementations::{
@@ -15,10 +12,54 @@ use crate::implementations::{
 };
 use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
 
-/// The lab, as the measurement binaries and the driver see it.
-pub static LAB: CoalesceLab = CoalesceLab;
+labkit::lab! {
+    /// The lab, as the measurement binaries and the driver see it.
+    pub static LAB: CoalesceLab = "coalesce", "coalesce-lab: the /metrics endpoint under concurrent scrapers";
+    cases: Scenario = experiments;
+    designs: crate::implementation_names();
+    open(implementation, scenario, case) => {
+        let client = if case.experiment == SCRAPE_BY_OHA {
+            crate::runners::Client::Oha
+        } else {
+            crate::runners::Client::Lab
+        };
+        crate::runners::open(implementation, *scenario, client)
+    };
+    answers: crate::report::answers();
+    derived: crate::derive::derived;
+    describe {
+        fn tools(&self) -> Vec<labkit::tools::Tool> {
+            vec![crate::oha::tool()]
+        }
 
-pub struct CoalesceLab;
+        fn quick_selection(&self) -> Vec<&'static str> {
+            QUICK.to_vec()
+        }
+
+        // A sample is a load run: one per cell and pass, long enough for many requests, and a closed
+        // loop's is whole rounds: a warm-up round, then every user answered at least `ROUNDS` times
+        // ([`crate::closed_loop`]). A quick run does not calibrate: each sample is a scenario's
+        // minimum run (those rounds, the overload's five rounds). An allocation run is 30 requests
+        // (at least every user once), repeated after its warm-up runs. No cell gets passes beyond
+        // the standard ones: the cells left unstable are designs within a few percent of the
+        // baseline, whose passes keep disagreeing, and a load run's passes are the lab's costliest.
+        fn timing(&self, mode: RunMode) -> Timing {
+            let standard = Timing::standard(mode);
+            let (sample, profile_ops) = match mode {
+                RunMode::Full => (Duration::from_millis(100), 30),
+                RunMode::Quick => (Duration::ZERO, 10),
+                RunMode::Smoke => (Duration::ZERO, 2),
+            };
+            Timing {
+                rounds: 1,
+                sample,
+                profile_ops,
+                extended_passes: standard.passes,
+                ..standard
+            }
+        }
+    }
+}
 
 /// Requests under load, one scenario per parameter.
 pub const SCRAPE: &str = "scrape";
@@ -117,8 +158,6 @@ fn scenario_parameter(scenario: &Scenario) -> Parameter {
     }
 }
 
-static DESCRIBED: Described<Scenario> = Described::new(experiments);
-
 fn experiments() -> Vec<Typed<Scenario>> {
     let scrape = |name, description: &str, scenarios: Vec<Scenario>, designs: &[&'static str]| {
         Experiment {
@@ -154,85 +193,12 @@ fn experiments() -> Vec<Typed<Scenario>> {
     ]
 }
 
-impl Describe for CoalesceLab {
-    fn claimed_cases(&self) -> Vec<labkit::lab::ClaimedCase> {
-        crate::report::answers().claimed_cases()
-    }
-
-    fn name(&self) -> &'static str {
-        "coalesce"
-    }
-
-    fn package(&self) -> &'static str {
-        "coalesce-lab"
-    }
-
-    fn title(&self) -> &'static str {
-        "coalesce-lab: the /metrics endpoint under concurrent scrapers"
-    }
-
-    fn implementations(&self) -> Vec<&'static str> {
-        crate::implementation_names()
-    }
-
-    fn experiments(&self) -> &[Experiment] {
-        DESCRIBED.experiments()
-    }
-
-    fn tools(&self) -> Vec<labkit::tools::Tool> {
-        vec![crate::oha::tool()]
-    }
-
-    fn quick_selection(&self) -> Vec<&'static str> {
-        QUICK.to_vec()
-    }
-
-    // A sample is a load run: one per cell and pass, long enough for many requests, and a closed
-    // loop's is whole rounds: a warm-up round, then every user answered at least `ROUNDS` times
-    // ([`crate::closed_loop`]). A quick run does not calibrate: each sample is a scenario's
-    // minimum run (those rounds, the overload's five rounds). An allocation run is 30 requests
-    // (at least every user once), repeated after its warm-up runs. No cell gets passes beyond
-    // the standard ones: the cells left unstable are designs within a few percent of the
-    // baseline, whose passes keep disagreeing, and a load run's passes are the lab's costliest.
-    fn timing(&self, mode: RunMode) -> Timing {
-        let standard = Timing::standard(mode);
-        let (sample, profile_ops) = match mode {
-            RunMode::Full => (Duration::from_millis(100), 30),
-            RunMode::Quick => (Duration::ZERO, 10),
-            RunMode::Smoke => (Duration::ZERO, 2),
-        };
-        Timing {
-            rounds: 1,
-            sample,
-            profile_ops,
-            extended_passes: standard.passes,
-            ..standard
-        }
-    }
-}
-
-impl Lab for CoalesceLab {
-    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let scenario = DESCRIBED.case(self, implementation, case)?;
-        let client = if case.experiment == SCRAPE_BY_OHA {
-            crate::runners::Client::Oha
-        } else {
-            crate::runners::Client::Lab
-        };
-        crate::runners::open(implementation, *scenario, client)
-    }
-
-    fn derived(&self, set: &ResultSet) -> Vec<Record> {
-        crate::derive::derived(set)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::load::LAG_EDGES;
     use crate::with_implementations;
-    use labkit::lab::EventTally;
+    use labkit::lab::{BenchCase, Describe, EventTally, Lab};
 
     // Every scenario is opened and served by the smoke run's optimised build; a debug-build test
     // affords the shortest one.

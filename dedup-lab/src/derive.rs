@@ -4,8 +4,10 @@
 use labkit::record::{Metric, Record, ResultSet};
 
 use crate::lab::{
-    BESIDE_INACTIVE, FOOTPRINT, FOOTPRINT_PER_PRODUCER, Growth, LAB, PURGE_ADDED_TAIL, PURGE_SWEEP,
+    BESIDE_INACTIVE, DESCRIBED, FOOTPRINT, FOOTPRINT_PER_PRODUCER, LAB, PURGE_ADDED_TAIL,
+    PURGE_SWEEP,
 };
+use crate::runners::Target;
 
 /// The records derived from measured ones: footprint per producer still known, and what a purge
 /// sweep adds to the publisher's p99.9.
@@ -14,7 +16,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     for r in &set.records {
         if r.id.experiment == FOOTPRINT
             && r.metric == Metric::RetainedBytes
-            && let Ok(growth) = Growth::find(&r.id.parameter)
+            && let Some(Target::Footprint(growth)) = DESCRIBED.value(FOOTPRINT, &r.id.parameter)
         {
             let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
             out.push(Record::new(id, r.metric, r.value / growth.kept as f64));

@@ -1,26 +1,46 @@
 //! dedup-lab's description: what the measurement binaries and the driver run (the runners are
 //! [`crate::runners`], the report [`crate::report`]'s).
 
-use labkit::callgrind::Buckets;
-use labkit::lab::{
-    BenchCase, Describe, Described, Experiment, JvmSources, Kind, Lab, LatencyRecording, Parameter,
-    Runner, Timing, Typed,
-};
-use labkit::record::{EventName, Record, ResultSet, RunMode};
+use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Timing, Typed};
+use labkit::record::{EventName, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
 use crate::runners::Target;
 use crate::workload::{Ids, SHAPES, Shape};
 
-/// The lab, as the measurement binaries and the driver see it.
-pub static LAB: DedupLab = DedupLab;
+labkit::lab! {
+    /// The lab, as the measurement binaries and the driver see it.
+    pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
+    cases: Target = experiments;
+    designs: crate::measured_names();
+    open(implementation, target, _case) => crate::runners::open(implementation, *target);
+    answers: crate::report::answers();
+    jvm: JVM_DESIGNS, JVM_SOURCES;
+    derived: crate::derive::derived;
+    describe {
+        // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
+        // scheduler slices, so one sample is not one lucky or unlucky slice.
+        fn timing(&self, mode: RunMode) -> Timing {
+            let standard = Timing::standard(mode);
+            match mode {
+                RunMode::Smoke => standard,
+                RunMode::Full | RunMode::Quick => Timing {
+                    sample: standard.sample * 4,
+                    ..standard
+                },
+            }
+        }
+
+        fn cost_buckets(&self) -> labkit::callgrind::Buckets {
+            crate::report::cost_buckets()
+        }
+    }
+}
 
 /// Admissions of the increment shapes that another caller of the producer beat (answered Unknown
 /// and tried again with the next id): the retries of the JMH benchmark's shared case.
 pub const LOST_RACES: EventName = EventName::new("lost-races");
-
-pub struct DedupLab;
 
 /// The PR's two JMH arms written in Java on a real `ConcurrentHashMap<String, Long>`
 /// (`jvm/dedup/`), the JVM baseline first, and the JVM's harness floor: measured on the
@@ -112,13 +132,6 @@ impl Growth {
             format!("{n} producers, all but the newest {kept} then purged")
         }
     }
-
-    pub(crate) fn find(name: &str) -> Result<Self, String> {
-        GROWTH
-            .into_iter()
-            .find(|g| g.name() == name)
-            .ok_or_else(|| format!("no footprint case `{name}`"))
-    }
 }
 
 /// Untimed admissions per thread before every measured window: the threads are fresh, and their
@@ -137,8 +150,6 @@ fn shape_parameter(shape: Shape) -> Parameter {
         )
     }
 }
-
-static DESCRIBED: Described<Target> = Described::new(experiments);
 
 fn experiments() -> Vec<Typed<Target>> {
     let admission = Experiment {
@@ -260,83 +271,19 @@ fn purges() -> [Typed<Target>; 2] {
     [beside_inactive, purge_sweep]
 }
 
-impl Describe for DedupLab {
-    fn claimed_cases(&self) -> Vec<labkit::lab::ClaimedCase> {
-        crate::report::answers().claimed_cases()
-    }
-
-    fn name(&self) -> &'static str {
-        "dedup"
-    }
-
-    fn package(&self) -> &'static str {
-        "dedup-lab"
-    }
-
-    fn title(&self) -> &'static str {
-        "dedup-lab: producer sequence-id deduplication"
-    }
-
-    fn implementations(&self) -> Vec<&'static str> {
-        crate::measured_names()
-            .into_iter()
-            .chain(JVM_DESIGNS)
-            .collect()
-    }
-
-    fn jvm_designs(&self) -> Vec<&'static str> {
-        JVM_DESIGNS.to_vec()
-    }
-
-    fn experiments(&self) -> &[Experiment] {
-        DESCRIBED.experiments()
-    }
-
-    // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
-    // scheduler slices, so one sample is not one lucky or unlucky slice.
-    fn timing(&self, mode: RunMode) -> Timing {
-        let standard = Timing::standard(mode);
-        match mode {
-            RunMode::Smoke => standard,
-            RunMode::Full | RunMode::Quick => Timing {
-                sample: standard.sample * 4,
-                ..standard
-            },
-        }
-    }
-
-    fn cost_buckets(&self) -> Buckets {
-        crate::report::cost_buckets()
-    }
-}
-
-impl Lab for DedupLab {
-    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let target = *DESCRIBED.case(self, implementation, case)?;
-        crate::runners::open(implementation, target)
-    }
-
-    fn derived(&self, set: &ResultSet) -> Vec<Record> {
-        crate::derive::derived(set)
-    }
-
-    fn jvm_sources(&self) -> Option<JvmSources> {
-        Some(JVM_SOURCES)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     use crate::with_implementations;
+    use labkit::lab::Describe;
 
     // Growth beyond 10^4 producers is left to the smoke run's optimised build.
     labkit::lab_conformance!(
         LAB,
         with_implementations,
         |e: &Experiment, p: &Parameter| {
-            e.name != FOOTPRINT || Growth::find(&p.name).unwrap().producers <= 10_000
+            !matches!(DESCRIBED.value(e.name, &p.name), Some(Target::Footprint(g)) if g.producers > 10_000)
         }
     );
 

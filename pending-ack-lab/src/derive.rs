@@ -1,12 +1,12 @@
 //! pending-ack-lab's derived records (footprint per entry, cleanups' and scans' instructions per
 //! entry net of the harness floor) and what its targets' `experiment` selectors stand for.
 
-use labkit::lab::{Describe, Experiment as Description, Kind};
+use labkit::lab::{Describe, Experiment, Kind};
 use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
 
 use crate::concurrent::{Lock, Shape, Timed};
 use crate::lab::{FOOTPRINT, LAB};
-use crate::workload::{Dataset, Experiment, entries_per_op};
+use crate::workload::{Dataset, Scenario, entries_per_op};
 
 /// Every single-thread steady experiment, in a target's `experiment`.
 const EVERY_STEADY: &str = "*steady";
@@ -19,18 +19,18 @@ pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
 /// experiments whose op is one call over many entries: `<experiment>` + this.
 const NET_PER_ENTRY: &str = "-net-per-entry";
 /// The experiments with a derived `…-net-per-entry`.
-const PER_ENTRY_EXPERIMENTS: [Experiment; 2] = [Experiment::RemoveAllUpTo, Experiment::ForEachScan];
+const PER_ENTRY_EXPERIMENTS: [Scenario; 2] = [Scenario::RemoveAllUpTo, Scenario::ForEachScan];
 
-fn net_per_entry(experiment: Experiment) -> String {
+fn net_per_entry(experiment: Scenario) -> String {
     format!("{}{NET_PER_ENTRY}", experiment.name())
 }
 
-pub fn described(name: &str) -> &'static Description {
+pub fn described(name: &str) -> &'static Experiment {
     labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
 /// Whether a target's `experiment` selects `experiment`.
-fn selects(selector: &str, experiment: &Description) -> bool {
+fn selects(selector: &str, experiment: &Experiment) -> bool {
     let shape = Shape::find(experiment.name);
     match selector {
         EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
@@ -41,7 +41,7 @@ fn selects(selector: &str, experiment: &Description) -> bool {
 
 /// The experiments, with their parameters, a target's `experiment` stands for.
 pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
-    let parameters = |e: &Description| e.parameters.iter().map(|p| p.name.clone()).collect();
+    let parameters = |e: &Experiment| e.parameters.iter().map(|p| p.name.clone()).collect();
     if selector == FOOTPRINT_PER_ENTRY {
         return vec![(selector.into(), parameters(described(FOOTPRINT)))];
     }

@@ -1,21 +1,31 @@
 //! pending-ack-lab's description: what the measurement binaries and the driver run (the runners
 //! are [`crate::runners`], the report [`crate::report`]s).
 
-use labkit::callgrind::Buckets;
-use labkit::lab::{
-    BenchCase, Describe, Described, Experiment as Description, JvmSources, Kind, Lab,
-    LatencyRecording, Parameter, Runner, Typed,
-};
-use labkit::record::{Record, ResultSet};
+use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Typed};
 
 use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
 use crate::runners::Target;
-use crate::workload::{COUNTED_OPS, DATASETS, Dataset, Experiment, RETAINED_CASES};
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario};
 
-/// The lab, as the measurement binaries and the driver see it.
-pub static LAB: PendingAckLab = PendingAckLab;
+labkit::lab! {
+    /// The lab, as the measurement binaries and the driver see it.
+    pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
+    cases: Target = experiments;
+    designs: crate::measured_names();
+    open(implementation, target, _case) => crate::runners::open(implementation, *target);
+    answers: crate::report::answers();
+    jvm: JVM_DESIGNS, JVM_SOURCES;
+    derived: crate::report::derived;
+    describe {
+        fn counted_ops(&self) -> u64 {
+            COUNTED_OPS
+        }
 
-pub struct PendingAckLab;
+        fn cost_buckets(&self) -> labkit::callgrind::Buckets {
+            crate::report::cost_buckets()
+        }
+    }
+}
 
 /// Draft PR #26024's two layouts written in Java as its benchmark measured them (`jvm/pendingack/`):
 /// the nested `TreeMap`s (`oldProduction`, the JVM baseline) and the primitive-bucketed map with
@@ -49,11 +59,11 @@ const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 /// A concurrent shape on its datasets: aggregate throughput, and the latencies the shape times
 /// (acks, or adds) recorded in one extra sample per cell and pass.
 fn shape_experiment(shape: Shape) -> Typed<Target> {
-    Description {
+    Experiment {
         latency: LatencyRecording::ExtraSample,
         throughput: true,
         footprint_at_end: true,
-        ..Description::of(shape.name, shape.description, Kind::Steady)
+        ..Experiment::of(shape.name, shape.description, Kind::Steady)
     }
     .on(SHAPE_DATASETS.iter().map(|name| {
         let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
@@ -71,10 +81,8 @@ fn dataset_parameter(dataset: &Dataset) -> Parameter {
     )
 }
 
-static DESCRIBED: Described<Target> = Described::new(experiments);
-
 fn experiments() -> Vec<Typed<Target>> {
-    let mut experiments: Vec<Typed<Target>> = Experiment::ALL
+    let mut experiments: Vec<Typed<Target>> = Scenario::ALL
         .into_iter()
         .map(|e| {
             let kind = if e.is_one_shot() {
@@ -82,10 +90,10 @@ fn experiments() -> Vec<Typed<Target>> {
             } else {
                 Kind::Steady
             };
-            Description {
+            Experiment {
                 max_ops: e.max_ops(),
                 jvm: true,
-                ..Description::of(e.name(), e.description(), kind)
+                ..Experiment::of(e.name(), e.description(), kind)
             }
             .on(e
                 .datasets()
@@ -95,9 +103,9 @@ fn experiments() -> Vec<Typed<Target>> {
         .collect();
     experiments.extend(SHAPES.into_iter().map(shape_experiment));
     experiments.push(
-        Description {
+        Experiment {
             jvm: true,
-            ..Description::of(
+            ..Experiment::of(
                 FOOTPRINT,
                 "heap retained by a map holding the whole dataset",
                 Kind::Retained,
@@ -109,9 +117,9 @@ fn experiments() -> Vec<Typed<Target>> {
         })),
     );
     experiments.push(
-        Description {
+        Experiment {
             jvm: true,
-            ..Description::of(
+            ..Experiment::of(
                 RETAINED_CAPACITY,
                 "heap left after a peak dataset is cleaned up by remove_all_up_to",
                 Kind::Retained,
@@ -129,62 +137,6 @@ fn experiments() -> Vec<Typed<Target>> {
         })),
     );
     experiments
-}
-
-impl Describe for PendingAckLab {
-    fn claimed_cases(&self) -> Vec<labkit::lab::ClaimedCase> {
-        crate::report::answers().claimed_cases()
-    }
-
-    fn name(&self) -> &'static str {
-        "pending-ack"
-    }
-
-    fn package(&self) -> &'static str {
-        "pending-ack-lab"
-    }
-
-    fn title(&self) -> &'static str {
-        "pending-ack-lab: the per-consumer pending-ack map"
-    }
-
-    fn implementations(&self) -> Vec<&'static str> {
-        crate::measured_names()
-            .into_iter()
-            .chain(JVM_DESIGNS)
-            .collect()
-    }
-
-    fn jvm_designs(&self) -> Vec<&'static str> {
-        JVM_DESIGNS.to_vec()
-    }
-
-    fn experiments(&self) -> &[Description] {
-        DESCRIBED.experiments()
-    }
-
-    fn counted_ops(&self) -> u64 {
-        COUNTED_OPS
-    }
-
-    fn cost_buckets(&self) -> Buckets {
-        crate::report::cost_buckets()
-    }
-}
-
-impl Lab for PendingAckLab {
-    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let target = *DESCRIBED.case(self, implementation, case)?;
-        crate::runners::open(implementation, target)
-    }
-
-    fn derived(&self, set: &ResultSet) -> Vec<Record> {
-        crate::report::derived(set)
-    }
-
-    fn jvm_sources(&self) -> Option<JvmSources> {
-        Some(JVM_SOURCES)
-    }
 }
 
 #[cfg(test)]

@@ -6,13 +6,13 @@ use std::time::{Duration, Instant};
 use labkit::lab::{Runner, Window};
 
 use crate::concurrent::Shape;
-use crate::workload::{Dataset, Experiment, RetainedCase, Workload};
+use crate::workload::{Dataset, RetainedCase, Scenario, Workload};
 use crate::{ImplementationBuilder, PendingAcks, build_implementation};
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
 pub(crate) enum Target {
-    Timed(Experiment, Dataset),
+    Timed(Scenario, Dataset),
     Footprint(Dataset),
     RetainedCapacity(RetainedCase),
     Shared(Shape, Dataset),
@@ -118,7 +118,7 @@ mod tests {
         use crate::implementations::nested_tree::NestedTree;
         let dataset = Dataset::find("50k-in-1").unwrap();
         let mut runner = WorkloadRunner {
-            workload: Workload::<NestedTree>::prepare(Experiment::SameLedgerSmallPrefix, dataset),
+            workload: Workload::<NestedTree>::prepare(Scenario::SameLedgerSmallPrefix, dataset),
             one_shot: true,
             consumed: false,
         };

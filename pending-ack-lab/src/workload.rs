@@ -110,12 +110,12 @@ impl Dataset {
 }
 
 /// Single-entry ops per instruction-count (gungraun) run; cleanups do one, scans at most
-/// [`Experiment::max_ops`].
+/// [`Scenario::max_ops`].
 pub const COUNTED_OPS: u64 = 1_000;
 
 /// Every measured scenario. Names are the `<experiment>` part of bench ids.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Experiment {
+pub enum Scenario {
     DispatchAndAckCycle,
     DispatchAckAndPartialAckCycle,
     ShuffledAckCycle,
@@ -142,8 +142,8 @@ const CLEANUP_DATASETS: &[&str] = &["50k-in-1", "50k-in-5", "50k-in-10", "50k-in
 const SAME_LEDGER_DATASETS: &[&str] = &["1k-in-1", "50k-in-1"];
 const FOCUSED_DATASETS: &[&str] = &["50k-in-1", "50k-in-20"];
 
-impl Experiment {
-    pub const ALL: [Experiment; 12] = [
+impl Scenario {
+    pub const ALL: [Scenario; 12] = [
         Self::DispatchAndAckCycle,
         Self::DispatchAckAndPartialAckCycle,
         Self::ShuffledAckCycle,
@@ -271,8 +271,8 @@ struct Cleanup {
 
 impl Cleanup {
     /// The cleanup `experiment` runs on `dataset`, if it is one.
-    fn of(experiment: Experiment, dataset: Dataset) -> Option<Self> {
-        use Experiment::*;
+    fn of(experiment: Scenario, dataset: Dataset) -> Option<Self> {
+        use Scenario::*;
         let prefix = (dataset.entries / 50).max(1);
         let half = dataset.ledgers / 2;
         Some(match experiment {
@@ -322,17 +322,17 @@ impl Cleanup {
 
 /// Entries one op of `experiment` visits, for the experiments whose op is one call over many
 /// entries (a cleanup: those it removes; a scan: every entry); `None` for per-entry ops.
-pub fn entries_per_op(experiment: Experiment, dataset: Dataset) -> Option<u64> {
+pub fn entries_per_op(experiment: Scenario, dataset: Dataset) -> Option<u64> {
     match experiment {
-        Experiment::ForEachScan => Some(dataset.entries),
+        Scenario::ForEachScan => Some(dataset.entries),
         _ => Cleanup::of(experiment, dataset).map(|c| c.removed()),
     }
 }
 
 impl<M: PendingAcks> Workload<M> {
     /// Builds the map and driver; nothing here is timed.
-    pub fn prepare(experiment: Experiment, dataset: Dataset) -> Self {
-        use Experiment::*;
+    pub fn prepare(experiment: Scenario, dataset: Dataset) -> Self {
+        use Scenario::*;
         let (map, driver) = match experiment {
             DispatchAndAckCycle | DispatchAckAndPartialAckCycle | ShuffledAckCycle => {
                 let (map, window) = RollingWindow::start(experiment, dataset);
@@ -407,10 +407,10 @@ impl<M: PendingAcks> Workload<M> {
 
     /// Ops a steady-state run must do first so every design is past its build-up (cycles: three
     /// windows, so rolling ledgers have recycled their storage; others: one pass).
-    pub fn warm_up_ops(experiment: Experiment, dataset: Dataset) -> u64 {
+    pub fn warm_up_ops(experiment: Scenario, dataset: Dataset) -> u64 {
         if experiment.is_cycle() {
             3 * dataset.entries
-        } else if experiment.is_one_shot() || experiment == Experiment::ForEachScan {
+        } else if experiment.is_one_shot() || experiment == Scenario::ForEachScan {
             0
         } else {
             dataset.entries
@@ -449,10 +449,10 @@ mod tests {
             ("50k-in-20", 26_251),
         ] {
             let d = Dataset::find(name).unwrap();
-            let mut w: Workload<NestedTree> = Workload::prepare(Experiment::RemoveAllUpTo, d);
+            let mut w: Workload<NestedTree> = Workload::prepare(Scenario::RemoveAllUpTo, d);
             w.run(1);
             assert_eq!(d.entries as usize - w.map.len(), removed, "{name}");
-            let per_op = entries_per_op(Experiment::RemoveAllUpTo, d);
+            let per_op = entries_per_op(Scenario::RemoveAllUpTo, d);
             assert_eq!(per_op, Some(removed as u64), "{name}");
         }
     }
@@ -460,17 +460,17 @@ mod tests {
     #[test]
     fn same_ledger_cases_remove_two_percent_or_nothing() {
         let d = Dataset::find("50k-in-1").unwrap();
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerSmallPrefix, d);
+        let mut w: Workload<NestedTree> = Workload::prepare(Scenario::SameLedgerSmallPrefix, d);
         w.run(1);
         assert_eq!(w.map.len(), 49_000);
         w.restore();
         assert_eq!(w.map.len(), 50_000);
         assert_eq!(w.run(1), {
             let mut fresh: Workload<NestedTree> =
-                Workload::prepare(Experiment::SameLedgerSmallPrefix, d);
+                Workload::prepare(Scenario::SameLedgerSmallPrefix, d);
             fresh.run(1)
         });
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::SameLedgerBeforeWindow, d);
+        let mut w: Workload<NestedTree> = Workload::prepare(Scenario::SameLedgerBeforeWindow, d);
         w.run(1);
         assert_eq!(w.map.len(), 50_000);
     }

@@ -11,7 +11,7 @@ use labkit::jvm::Trace;
 use labkit::lab::{BenchCase, Describe, measures};
 use pending_ack_lab::implementations::nested_tree::NestedTree;
 use pending_ack_lab::lab::LAB;
-use pending_ack_lab::workload::{DATASETS, Dataset, Experiment, RETAINED_CASES, Workload};
+use pending_ack_lab::workload::{DATASETS, Dataset, RETAINED_CASES, Scenario, Workload};
 use pending_ack_lab::{Mark, PendingAck, PendingAcks};
 
 thread_local! {
@@ -125,7 +125,7 @@ fn rust_trace(case: &BenchCase) -> u64 {
             drop(retained.unwrap().build::<Traced>());
         }
         name => {
-            let experiment = Experiment::ALL.into_iter().find(|e| e.name() == name);
+            let experiment = Scenario::ALL.into_iter().find(|e| e.name() == name);
             let experiment = experiment.unwrap();
             let mut workload = Workload::<Traced>::prepare(experiment, dataset());
             workload.run(Workload::<Traced>::warm_up_ops(experiment, dataset()));

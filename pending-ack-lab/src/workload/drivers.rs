@@ -1,7 +1,7 @@
 //! What drives a per-entry experiment's ops: the seed's `RollingWindowState` (a dispatch/ack
 //! window rolling over ledgers) and `CursorState` (round-robin over every populated position).
 
-use super::{Dataset, Experiment, seed_value};
+use super::{Dataset, Scenario, seed_value};
 use crate::PendingAcks;
 
 // Every function a driver's op calls is `#[inline]`: this module may land in another codegen unit
@@ -43,7 +43,7 @@ impl Divisor {
 /// The seed's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
 /// at `(s / per_ledger, s % per_ledger)`.
 pub(super) struct RollingWindow {
-    experiment: Experiment,
+    experiment: Scenario,
     window: u64,
     per_ledger: Divisor,
     /// Ops done; the window holds sequences `ops .. ops + window` in FIFO order.
@@ -61,7 +61,7 @@ fn gcd(mut a: u64, mut b: u64) -> u64 {
 }
 
 impl RollingWindow {
-    pub(super) fn start<M: PendingAcks>(experiment: Experiment, dataset: Dataset) -> (M, Self) {
+    pub(super) fn start<M: PendingAcks>(experiment: Scenario, dataset: Dataset) -> (M, Self) {
         let window = dataset.entries;
         let mut multiplier = 4051;
         while gcd(multiplier, window) != 1 {
@@ -94,7 +94,7 @@ impl RollingWindow {
         let n = self.ops;
         self.ops += 1;
         let acked = match self.experiment {
-            Experiment::ShuffledAckCycle => {
+            Scenario::ShuffledAckCycle => {
                 let (_, in_block) = self.window_divisor.div_rem(n);
                 let (_, permuted) = self.window_divisor.div_rem(in_block * self.multiplier);
                 n - in_block + permuted
@@ -107,7 +107,7 @@ impl RollingWindow {
         let (l, e) = self.position(dispatched);
         map.add_or_replace(l, e, seed_value(dispatched));
         let mut sum = u64::from(removed.remaining());
-        if self.experiment == Experiment::DispatchAckAndPartialAckCycle && n & 15 == 0 {
+        if self.experiment == Scenario::DispatchAckAndPartialAckCycle && n & 15 == 0 {
             let (l, e) = self.position(n + 1 + self.window / 2);
             if map.get_remaining(l, e).is_some_and(|r| r > 1) {
                 sum += u64::from(map.update_remaining_unacked(l, e, 1));
@@ -119,7 +119,7 @@ impl RollingWindow {
 
 /// The seed's `CursorState`: round-robin over every populated position.
 pub(super) struct Cursor {
-    experiment: Experiment,
+    experiment: Scenario,
     dataset: Dataset,
     index: u64,
     ledger: u64,
@@ -130,7 +130,7 @@ pub(super) struct Cursor {
 }
 
 impl Cursor {
-    pub(super) fn new(experiment: Experiment, dataset: Dataset) -> Self {
+    pub(super) fn new(experiment: Scenario, dataset: Dataset) -> Self {
         Self {
             experiment,
             dataset,
@@ -146,17 +146,17 @@ impl Cursor {
     pub(super) fn step<M: PendingAcks>(&mut self, map: &mut M) -> u64 {
         let (l, e) = (self.ledger, self.entry);
         let result = match self.experiment {
-            Experiment::AddOrReplace => u64::from(map.add_or_replace(l, e, seed_value(self.index))),
-            Experiment::RemoveAndAdd => {
+            Scenario::AddOrReplace => u64::from(map.add_or_replace(l, e, seed_value(self.index))),
+            Scenario::RemoveAndAdd => {
                 let ack = map.remove(l, e).expect("round-robin keys are present");
                 map.add_or_replace(l, e, ack);
                 u64::from(ack.remaining())
             }
-            Experiment::UpdateRemaining => {
+            Scenario::UpdateRemaining => {
                 let acked = if self.pass.is_multiple_of(2) { 1 } else { -1 };
                 u64::from(map.update_remaining_unacked(l, e, acked))
             }
-            Experiment::ContainsHit => u64::from(map.contains(l, e)),
+            Scenario::ContainsHit => u64::from(map.contains(l, e)),
             _ => u64::from(map.get_remaining(l, e).unwrap_or(0)),
         };
         self.index += 1;
@@ -221,9 +221,9 @@ mod tests {
     #[test]
     fn cycles_keep_the_window_size_and_roll_ledgers() {
         for experiment in [
-            Experiment::DispatchAndAckCycle,
-            Experiment::DispatchAckAndPartialAckCycle,
-            Experiment::ShuffledAckCycle,
+            Scenario::DispatchAndAckCycle,
+            Scenario::DispatchAckAndPartialAckCycle,
+            Scenario::ShuffledAckCycle,
         ] {
             let d = Dataset::find("1k-in-100").unwrap();
             let mut w: Workload<NestedTree> = Workload::prepare(experiment, d);
@@ -240,7 +240,7 @@ mod tests {
     #[test]
     fn shuffled_acks_are_not_fifo() {
         let d = Dataset::find("1k-in-100").unwrap();
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::ShuffledAckCycle, d);
+        let mut w: Workload<NestedTree> = Workload::prepare(Scenario::ShuffledAckCycle, d);
         w.run(2);
         // Op 1 acks sequence 4051 mod 1000 = 51 (ledger 5, entry 1), not sequence 1.
         assert!(w.map.contains(0, 1) && !w.map.contains(5, 1));
@@ -249,7 +249,7 @@ mod tests {
     #[test]
     fn update_remaining_stays_in_range_over_passes() {
         let d = Dataset::find("1k-in-1").unwrap();
-        let mut w: Workload<NestedTree> = Workload::prepare(Experiment::UpdateRemaining, d);
+        let mut w: Workload<NestedTree> = Workload::prepare(Scenario::UpdateRemaining, d);
         assert_eq!(w.run(4_000), 4_000, "every update applies");
     }
 }

@@ -6,17 +6,20 @@ use std::time::{Duration, Instant};
 
 use labkit::answers::Answers;
 use labkit::document::{ChartSpec, Document, LabReport, Page};
-use labkit::lab::{BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner};
-use labkit::lab::{ClaimedCase, Typed, Window};
+use labkit::lab::{Experiment, Kind, Parameter, Runner, Typed, Window};
 use labkit::record::{Metric, ResultSet};
 use labkit::targets::{TargetSection, Targets};
 
 use crate::{Counter, ImplementationBuilder, build_implementation, measured_names};
 
-/// The lab, as the bench binaries and the driver see it.
-pub static LAB: __TYPE__ = __TYPE__;
-
-pub struct __TYPE__;
+labkit::lab! {
+    /// The lab, as the bench binaries and the driver see it.
+    pub static LAB: __TYPE__ = "__NAME__", "__NAME__-lab: __QUESTION__";
+    cases: u64 = experiments;
+    designs: measured_names();
+    open(implementation, keys, _case) => build_implementation(implementation, &mut Open(*keys));
+    answers: answers();
+}
 
 /// One add of a key the counter already holds.
 const ADD: &str = "add";
@@ -24,8 +27,6 @@ const ADD: &str = "add";
 const SIZES: [u64; 2] = [1_000, 100_000];
 /// Spreads consecutive numbers over the key space (an odd multiplier: distinct keys stay distinct).
 const SCATTER: u64 = 0x9e37_79b9_7f4a_7c15;
-
-static DESCRIBED: Described<u64> = Described::new(experiments);
 
 fn experiments() -> Vec<Typed<u64>> {
     let add = Experiment::of(ADD, "one add of a key it holds", Kind::Steady);
@@ -83,39 +84,6 @@ impl ImplementationBuilder for Open {
             adding.add();
         }
         Box::new(adding)
-    }
-}
-
-impl Describe for __TYPE__ {
-    fn name(&self) -> &'static str {
-        "__NAME__"
-    }
-
-    fn package(&self) -> &'static str {
-        "__NAME__-lab"
-    }
-
-    fn title(&self) -> &'static str {
-        "__NAME__-lab: __QUESTION__"
-    }
-
-    fn implementations(&self) -> Vec<&'static str> {
-        measured_names()
-    }
-
-    fn experiments(&self) -> &[Experiment] {
-        DESCRIBED.experiments()
-    }
-
-    fn claimed_cases(&self) -> Vec<ClaimedCase> {
-        answers().claimed_cases()
-    }
-}
-
-impl Lab for __TYPE__ {
-    fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        let keys = *DESCRIBED.case(self, implementation, case)?;
-        build_implementation(implementation, &mut Open(keys))
     }
 }
 

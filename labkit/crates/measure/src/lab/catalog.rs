@@ -81,6 +81,22 @@ impl<C> Described<C> {
         let (e, p) = locate(lab, &catalog.experiments, implementation, case)?;
         Ok(&catalog.cases[e][p])
     }
+
+    /// The lab's value for the case `experiment`/`parameter`, the one that case opens with: for
+    /// what reads a case by its names (derived records, a test's filter), so no lab keeps a
+    /// reverse map from names to its cases.
+    pub fn value(&self, experiment: &str, parameter: &str) -> Option<&C> {
+        let catalog = self.catalog();
+        let e = catalog
+            .experiments
+            .iter()
+            .position(|e| e.name == experiment)?;
+        let p = catalog.experiments[e]
+            .parameters
+            .iter()
+            .position(|p| p.name == parameter)?;
+        Some(&catalog.cases[e][p])
+    }
 }
 
 #[cfg(test)]
@@ -116,5 +132,8 @@ mod tests {
             .case(&TINY, "slow", &BenchCase::new("op", "small"))
             .unwrap_err();
         assert!(err.contains("unknown implementation `slow`"), "{err}");
+        assert_eq!(SIZES.value("op", "large"), Some(&1_000));
+        assert_eq!(SIZES.value("op", "huge"), None);
+        assert_eq!(SIZES.value("other", "large"), None);
     }
 }

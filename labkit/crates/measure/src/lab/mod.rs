@@ -13,6 +13,7 @@ use crate::record::{BenchId, Metric, ResultSet, RunMode};
 
 mod catalog;
 mod counted;
+mod declare;
 mod description;
 mod selection;
 mod timing;

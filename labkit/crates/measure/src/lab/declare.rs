@@ -1,0 +1,108 @@
+//! [`lab!`](crate::lab!): a lab's [`Describe`](super::Describe) and [`Lab`](super::Lab) glue from
+//! what is particular to it, so a lab states its name, its cases, its designs and how a case
+//! opens, and nothing it would write the same way as every other lab.
+
+/// Declares a lab: a unit struct, its `static`, the `static DESCRIBED` holding its experiments
+/// with the lab's own value for each case ([`Described::value`](crate::lab::Described::value)
+/// reads one by its names), and its `Describe` and `Lab` impls.
+///
+/// ```text
+/// labkit::lab! {
+///     /// The lab, as the bench binaries and the driver see it.
+///     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
+///     cases: Target = experiments;                  // fn() -> Vec<Typed<Target>>
+///     designs: crate::measured_names();             // the registry's list
+///     open(implementation, target, _case) => crate::runners::open(implementation, *target);
+///     answers: crate::report::answers();            // the claims, for their cases
+///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
+///     derived: crate::derive::derived;              // optional: fn(&ResultSet) -> Vec<Record>
+///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
+/// }
+/// ```
+///
+/// `open`'s three names bind the implementation's name, the case's value (`&Target`) and the
+/// case itself (`&BenchCase`) for the expression that opens its runner. The package is the
+/// calling crate's.
+#[macro_export]
+macro_rules! lab {
+    (
+        $(#[$meta:meta])*
+        $vis:vis static $lab:ident: $ty:ident = $name:literal, $title:literal;
+        cases: $case:ty = $experiments:path;
+        designs: $designs:expr;
+        open($implementation:ident, $value:ident, $bench_case:ident) => $open:expr;
+        answers: $answers:expr;
+        $(jvm: $jvm:expr, $sources:expr;)?
+        $(derived: $derived:path;)?
+        $(describe { $($describe:tt)* })?
+    ) => {
+        $(#[$meta])*
+        $vis static $lab: $ty = $ty;
+
+        #[doc = concat!("The ", $name, " lab: its description and how its cases open.")]
+        $vis struct $ty;
+
+        /// The lab's experiments, each case with the lab's own value for it.
+        pub(crate) static DESCRIBED: $crate::lab::Described<$case> = $crate::lab::Described::new($experiments);
+
+        impl $crate::lab::Describe for $ty {
+            fn name(&self) -> &'static str {
+                $name
+            }
+
+            fn package(&self) -> &'static str {
+                env!("CARGO_PKG_NAME")
+            }
+
+            fn title(&self) -> &'static str {
+                $title
+            }
+
+            fn implementations(&self) -> Vec<&'static str> {
+                $designs.into_iter()$(.chain($jvm))?.collect()
+            }
+
+            $(
+                fn jvm_designs(&self) -> Vec<&'static str> {
+                    $jvm.to_vec()
+                }
+            )?
+
+            fn experiments(&self) -> &[$crate::lab::Experiment] {
+                DESCRIBED.experiments()
+            }
+
+            fn claimed_cases(&self) -> Vec<$crate::lab::ClaimedCase> {
+                $answers.claimed_cases()
+            }
+
+            $($($describe)*)?
+        }
+
+        impl $crate::lab::Lab for $ty {
+            fn open(
+                &self,
+                $implementation: &str,
+                $bench_case: &$crate::lab::BenchCase,
+            ) -> Result<Box<dyn $crate::lab::Runner>, String> {
+                let $value = DESCRIBED.case(self, $implementation, $bench_case)?;
+                $open
+            }
+
+            $(
+                fn derived(
+                    &self,
+                    set: &$crate::record::ResultSet,
+                ) -> Vec<$crate::record::Record> {
+                    $derived(set)
+                }
+            )?
+
+            $(
+                fn jvm_sources(&self) -> Option<$crate::lab::JvmSources> {
+                    Some($sources)
+                }
+            )?
+        }
+    };
+}
