@@ -7,7 +7,7 @@ use crate::lab::{
     BESIDE_INACTIVE, DESCRIBED, FOOTPRINT, FOOTPRINT_PER_PRODUCER, LAB, PURGE_ADDED_TAIL,
     PURGE_SWEEP,
 };
-use crate::runners::Target;
+use crate::runners::Setup;
 
 /// The records derived from measured ones: footprint per producer still known, and what a purge
 /// sweep adds to the publisher's p99.9.
@@ -16,7 +16,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     for r in &set.records {
         if r.id.experiment == FOOTPRINT
             && r.metric == Metric::RetainedBytes
-            && let Some(Target::Footprint(growth)) = DESCRIBED.value(FOOTPRINT, &r.id.parameter)
+            && let Some(Setup::Footprint(growth)) = DESCRIBED.value(FOOTPRINT, &r.id.parameter)
         {
             let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
             out.push(Record::new(id, r.metric, r.value / growth.kept as f64));

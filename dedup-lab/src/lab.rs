@@ -6,15 +6,15 @@ use labkit::record::{EventName, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
-use crate::runners::Target;
+use crate::runners::Setup;
 use crate::workload::{Ids, SHAPES, Shape};
 
 labkit::lab! {
     /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
-    cases: Target = experiments;
+    cases: Setup = experiments;
     designs: crate::measured_names();
-    open(implementation, target, _case) => crate::runners::open(implementation, *target);
+    open(implementation, setup, _case) => crate::runners::open(implementation, *setup);
     answers: crate::report::answers();
     jvm: JVM_DESIGNS, JVM_SOURCES;
     derived: crate::derive::derived;
@@ -151,7 +151,7 @@ fn shape_parameter(shape: Shape) -> Parameter {
     }
 }
 
-fn experiments() -> Vec<Typed<Target>> {
+fn experiments() -> Vec<Typed<Setup>> {
     let admission = Experiment {
         window_warm_up: WINDOW_WARM_UP,
         // Each sample admits on a fresh deduplicator with freshly connected producers.
@@ -165,7 +165,7 @@ fn experiments() -> Vec<Typed<Target>> {
     }
     .on(SHAPES
         .into_iter()
-        .map(|s| (shape_parameter(s), Target::Admission(s, Ids::Sequence))));
+        .map(|s| (shape_parameter(s), Setup::Admission(s, Ids::Sequence))));
     let replicated = Experiment {
         window_warm_up: WINDOW_WARM_UP,
         fresh_per_sample: true,
@@ -179,7 +179,7 @@ fn experiments() -> Vec<Typed<Target>> {
     .on(SHAPES
         .into_iter()
         .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
-        .map(|s| (shape_parameter(s), Target::Admission(s, Ids::Replicated))));
+        .map(|s| (shape_parameter(s), Setup::Admission(s, Ids::Replicated))));
     let footprint = Experiment {
         jvm: true,
         ..Experiment::of(
@@ -190,7 +190,7 @@ fn experiments() -> Vec<Typed<Target>> {
     }
     .on(GROWTH.iter().map(|&g| {
         let parameter = Parameter::new(&g.name(), &g.label(), false);
-        (parameter, Target::Footprint(g))
+        (parameter, Setup::Footprint(g))
     }));
     let [beside_inactive, purge_sweep] = purges();
     vec![
@@ -205,7 +205,7 @@ fn experiments() -> Vec<Typed<Target>> {
 
 /// Admissions of live producers while others connect, reconnect and are purged, per number of
 /// publishing threads.
-fn churn() -> Typed<Target> {
+fn churn() -> Typed<Setup> {
     Experiment {
         window_warm_up: WINDOW_WARM_UP,
         latency: LatencyRecording::ExtraSample,
@@ -231,12 +231,12 @@ fn churn() -> Typed<Target> {
         let label =
             format!("{publishers}, {LIVE_PER_PUBLISHER} producers per thread, and the churner");
         let parameter = Parameter::threaded(&format!("{n}-publishers"), &label, n + 1, n);
-        (parameter, Target::Churn(n))
+        (parameter, Setup::Churn(n))
     }))
 }
 
 /// Admissions beside inactive producers, and sweeps purging them while a publisher admits.
-fn purges() -> [Typed<Target>; 2] {
+fn purges() -> [Typed<Setup>; 2] {
     let inactive = format!(
         "{} inactive producers, {LIVE_PER_PUBLISHER} live ones on one publisher",
         format_count(INACTIVE as u64)
@@ -252,7 +252,7 @@ fn purges() -> [Typed<Target>; 2] {
     }
     .on([(
         Parameter::new(INACTIVE_PARAMETER, &inactive, false),
-        Target::Purge { purging: false },
+        Setup::Purge { purging: false },
     )]);
     let purge_sweep = Experiment {
         window_warm_up: WINDOW_WARM_UP,
@@ -266,7 +266,7 @@ fn purges() -> [Typed<Target>; 2] {
     }
     .on([(
         Parameter::threaded(INACTIVE_PARAMETER, &inactive, 2, 1),
-        Target::Purge { purging: true },
+        Setup::Purge { purging: true },
     )]);
     [beside_inactive, purge_sweep]
 }
@@ -283,7 +283,7 @@ mod tests {
         LAB,
         with_implementations,
         |e: &Experiment, p: &Parameter| {
-            !matches!(DESCRIBED.value(e.name, &p.name), Some(Target::Footprint(g)) if g.producers > 10_000)
+            !matches!(DESCRIBED.value(e.name, &p.name), Some(Setup::Footprint(g)) if g.producers > 10_000)
         }
     );
 

@@ -11,34 +11,34 @@ use crate::{ImplementationBuilder, SequenceBatch, SequenceDedup, build_implement
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
-pub(crate) enum Target {
+pub(crate) enum Setup {
     Admission(Shape, Ids),
     Churn(usize),
     Purge { purging: bool },
     Footprint(Growth),
 }
 
-/// `implementation` prepared for `target`.
-pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runner>, String> {
-    build_implementation(implementation, &mut Open(target))
+/// `implementation` prepared for `setup`.
+pub(crate) fn open(implementation: &str, setup: Setup) -> Result<Box<dyn Runner>, String> {
+    build_implementation(implementation, &mut Open(setup))
 }
 
 /// Opens a runner of the implementation it is built for.
-struct Open(Target);
+struct Open(Setup);
 
 impl ImplementationBuilder for Open {
     type Output = Box<dyn Runner>;
 
     fn build<D: SequenceDedup>(&mut self) -> Box<dyn Runner> {
         match self.0 {
-            Target::Admission(shape, ids) => {
+            Setup::Admission(shape, ids) => {
                 let dedup = D::default();
                 let workers = shape.prepare_ids(&dedup, ids);
                 Box::new(Admission { dedup, workers })
             }
-            Target::Churn(publishers) => Box::new(Churn::<D>::prepare(publishers)),
-            Target::Purge { purging } => Box::new(PurgeSweep::<D>::prepare(purging)),
-            Target::Footprint(growth) => Box::new(Footprint::<D> {
+            Setup::Churn(publishers) => Box::new(Churn::<D>::prepare(publishers)),
+            Setup::Purge { purging } => Box::new(PurgeSweep::<D>::prepare(purging)),
+            Setup::Footprint(growth) => Box::new(Footprint::<D> {
                 growth,
                 built: None,
             }),

@@ -4,15 +4,15 @@
 use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Typed};
 
 use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
-use crate::runners::Target;
+use crate::runners::Setup;
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario};
 
 labkit::lab! {
     /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
-    cases: Target = experiments;
+    cases: Setup = experiments;
     designs: crate::measured_names();
-    open(implementation, target, _case) => crate::runners::open(implementation, *target);
+    open(implementation, setup, _case) => crate::runners::open(implementation, *setup);
     answers: crate::report::answers();
     jvm: JVM_DESIGNS, JVM_SOURCES;
     derived: crate::report::derived;
@@ -58,7 +58,7 @@ const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 
 /// A concurrent shape on its datasets: aggregate throughput, and the latencies the shape times
 /// (acks, or adds) recorded in one extra sample per cell and pass.
-fn shape_experiment(shape: Shape) -> Typed<Target> {
+fn shape_experiment(shape: Shape) -> Typed<Setup> {
     Experiment {
         latency: LatencyRecording::ExtraSample,
         throughput: true,
@@ -69,7 +69,7 @@ fn shape_experiment(shape: Shape) -> Typed<Target> {
         let dataset = Dataset::find(name).expect("the shapes' datasets are listed");
         // The threads share one count of operations: one op is one entry's whole cycle.
         let parameter = Parameter::threaded(name, &dataset.label(), shape.threads(), 1);
-        (parameter, Target::Shared(shape, dataset))
+        (parameter, Setup::Shared(shape, dataset))
     }))
 }
 
@@ -81,8 +81,8 @@ fn dataset_parameter(dataset: &Dataset) -> Parameter {
     )
 }
 
-fn experiments() -> Vec<Typed<Target>> {
-    let mut experiments: Vec<Typed<Target>> = Scenario::ALL
+fn experiments() -> Vec<Typed<Setup>> {
+    let mut experiments: Vec<Typed<Setup>> = Scenario::ALL
         .into_iter()
         .map(|e| {
             let kind = if e.is_one_shot() {
@@ -98,7 +98,7 @@ fn experiments() -> Vec<Typed<Target>> {
             .on(e
                 .datasets()
                 .into_iter()
-                .map(|d| (dataset_parameter(&d), Target::Timed(e, d))))
+                .map(|d| (dataset_parameter(&d), Setup::Timed(e, d))))
         })
         .collect();
     experiments.extend(SHAPES.into_iter().map(shape_experiment));
@@ -113,7 +113,7 @@ fn experiments() -> Vec<Typed<Target>> {
         }
         .on(DATASETS.into_iter().map(|d| {
             let parameter = Parameter::new(d.name, &d.label(), false);
-            (parameter, Target::Footprint(d))
+            (parameter, Setup::Footprint(d))
         })),
     );
     experiments.push(
@@ -132,7 +132,7 @@ fn experiments() -> Vec<Typed<Target>> {
             );
             (
                 Parameter::new(c.name, &label, false),
-                Target::RetainedCapacity(c),
+                Setup::RetainedCapacity(c),
             )
         })),
     );

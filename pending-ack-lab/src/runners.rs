@@ -11,27 +11,27 @@ use crate::{ImplementationBuilder, PendingAcks, build_implementation};
 
 /// What [`Open`] prepares.
 #[derive(Clone, Copy)]
-pub(crate) enum Target {
+pub(crate) enum Setup {
     Timed(Scenario, Dataset),
     Footprint(Dataset),
     RetainedCapacity(RetainedCase),
     Shared(Shape, Dataset),
 }
 
-/// `implementation` prepared for `target`.
-pub(crate) fn open(implementation: &str, target: Target) -> Result<Box<dyn Runner>, String> {
-    build_implementation(implementation, &mut Open(target))
+/// `implementation` prepared for `setup`.
+pub(crate) fn open(implementation: &str, setup: Setup) -> Result<Box<dyn Runner>, String> {
+    build_implementation(implementation, &mut Open(setup))
 }
 
 /// Opens a runner of the implementation it is built for.
-struct Open(Target);
+struct Open(Setup);
 
 impl ImplementationBuilder for Open {
     type Output = Box<dyn Runner>;
 
     fn build<M: PendingAcks>(&mut self) -> Box<dyn Runner> {
         match self.0 {
-            Target::Timed(experiment, dataset) => {
+            Setup::Timed(experiment, dataset) => {
                 let mut workload = Workload::<M>::prepare(experiment, dataset);
                 black_box(workload.run(Workload::<M>::warm_up_ops(experiment, dataset)));
                 Box::new(WorkloadRunner {
@@ -40,12 +40,12 @@ impl ImplementationBuilder for Open {
                     consumed: false,
                 })
             }
-            Target::Shared(shape, dataset) => crate::concurrent::open::<M>(shape, &dataset),
-            Target::Footprint(dataset) => Box::new(Built::<M> {
+            Setup::Shared(shape, dataset) => crate::concurrent::open::<M>(shape, &dataset),
+            Setup::Footprint(dataset) => Box::new(Built::<M> {
                 build: Box::new(move || dataset.populate()),
                 built: None,
             }),
-            Target::RetainedCapacity(case) => Box::new(Built::<M> {
+            Setup::RetainedCapacity(case) => Box::new(Built::<M> {
                 build: Box::new(move || case.build()),
                 built: None,
             }),
