@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 use anyhow::{Context, Result, anyhow, bail};
 use labkit::lab::Describe;
 
-use crate::process::{cargo, output, root, run};
+use crate::shell::{cargo, output, root, run};
 
 /// Every lab's bench binary that describes the lab, derives its records and renders its report
 /// (`labkit::lab_binary`).

@@ -9,7 +9,7 @@ use anyhow::{Context, Result, anyhow, bail};
 use labkit::lab::{Describe, Description};
 
 use crate::binaries::{BenchBinaries, LAB_BINARY};
-use crate::process::{cargo, output, root};
+use crate::shell::{cargo, output, root};
 
 /// A lab as the driver holds it: its description, read once per run.
 pub type LabRef = &'static dyn Describe;

@@ -5,18 +5,18 @@
 
 mod binaries;
 mod collect;
-mod compare;
+mod compare_command;
 mod justfile;
 mod labs;
 mod new_lab;
 mod output;
-mod passes;
-mod process;
 mod rerun;
 mod revision;
+mod shell;
 mod stages;
 mod suite;
-mod writeup;
+mod wall_time;
+mod writeup_command;
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -30,7 +30,7 @@ use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 use labkit::report::{Row, environment_section, paired_table};
 
 use binaries::BenchBinaries;
-use process::{cargo, root, run};
+use shell::{cargo, root, run};
 
 #[derive(Parser)]
 #[command(
@@ -236,10 +236,10 @@ fn main() {
     let result = match cli.command {
         Command::Bench(args) => bench(&args),
         Command::Report(args) => report(&args),
-        Command::Compare(args) => compare::compare(&args),
+        Command::Compare(args) => compare_command::compare(&args),
         Command::Gate(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
-        Command::Writeup(args) => writeup::writeup(&args),
+        Command::Writeup(args) => writeup_command::writeup(&args),
         Command::Test => suite::test(),
         Command::Rerun(args) => rerun::rerun(&args),
         Command::NewLab {
@@ -327,7 +327,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
             LinkOrder::ShuffledPerPass
         };
         let lab_words = run_words(lab, mode, &words);
-        let measured = stages::measure(&passes::LabRun {
+        let measured = stages::measure(&wall_time::LabRun {
             lab,
             mode,
             words: &lab_words,

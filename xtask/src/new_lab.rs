@@ -7,7 +7,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::process::{cargo, run};
+use crate::shell::{cargo, run};
 
 /// The template's files, by the path they take in the new lab.
 macro_rules! template {
@@ -105,7 +105,7 @@ fn write(path: &Path, text: &str) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::process::root;
+    use crate::shell::root;
 
     #[test]
     fn names_fill_every_placeholder_and_bad_names_are_refused_before_anything_is_written() {

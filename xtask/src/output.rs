@@ -8,7 +8,7 @@ use labkit::lab::Describe;
 use labkit::record::{ResultSet, RunMode, write_atomic};
 
 use crate::binaries::{BenchBinaries, LAB_BINARY};
-use crate::process::{output, root, run};
+use crate::shell::{output, root, run};
 
 /// Where a run writes: the directory asked for, `bench-results/` for a full set measured from a
 /// clean tree (or with `allow_dirty`), and `target/lab/results/` otherwise: a partial set, or one

@@ -18,7 +18,7 @@ use labkit::record::{Record, RunMode};
 use labkit::sampling::SampleClient;
 
 use crate::binaries::BenchBinaries;
-use crate::process::{root, run};
+use crate::shell::{root, run};
 
 /// Output of `git <args>` in this checkout.
 fn git(args: &[&str]) -> Result<String> {

@@ -1,7 +1,7 @@
 //! Measuring one lab: the allocation, instruction-count and wall-time stages, each a run of one of
 //! the lab's bench binaries, with the selection derived from the lab's description. The wall-time
 //! stage is several passes, each a separate process of its own link order, environment size and
-//! seed ([`crate::passes`]).
+//! seed ([`crate::wall_time`]).
 
 use std::time::Instant;
 
@@ -11,8 +11,8 @@ use labkit::lab::{Selection, counted_cases_of, timed_ids};
 use labkit::record::{Metric, PassRepeat, Record, StageSeconds, TimingMethod, load_records};
 
 use crate::collect;
-use crate::passes::LabRun;
-use crate::process::{root, run, run_merged};
+use crate::shell::{root, run, run_merged};
+use crate::wall_time::LabRun;
 
 /// Extra callgrind arguments for every instruction-count run (bench and gate alike): the cache
 /// simulation behind gungraun's estimated cycles (L1 hits + 5 × LL hits + 35 × RAM hits), with a
@@ -201,7 +201,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
         timing.passes,
         timing.rounds
     );
-    let timed = crate::passes::time_passes(lab_run);
+    let timed = crate::wall_time::time_passes(lab_run);
     stage(3, "time", stage_outcome(timed.ran, Ok(timed.records)));
     let [allocation, instructions, wall_time] = stage_seconds;
     let timing = TimingMethod {

@@ -63,7 +63,7 @@ pub(crate) fn test() -> Result<()> {
             implementations[0],
             implementations[implementations.len() - 1],
         );
-        crate::compare::compare(&CompareArgs {
+        crate::compare_command::compare(&CompareArgs {
             mode: ModeArgs {
                 quick: false,
                 smoke: true,
@@ -107,7 +107,7 @@ pub(crate) fn test() -> Result<()> {
 fn smoke_writeups() -> Result<()> {
     for lab in labs::all()? {
         let implementations = lab.implementations();
-        crate::writeup::writeup(&WriteupArgs {
+        crate::writeup_command::writeup(&WriteupArgs {
             mode: ModeArgs {
                 quick: false,
                 smoke: true,
@@ -131,7 +131,7 @@ fn smoke_writeups() -> Result<()> {
 /// `cargo bench`, the first thing a Rust engineer types: every lab's `time` bench runs one pass
 /// (smoke-sized here) and prints it as a table, and the command exits 0.
 fn cargo_bench_prints_every_lab() -> Result<()> {
-    let printed = crate::process::output(cargo().args(["bench", "--", "--test"]))?;
+    let printed = crate::shell::output(cargo().args(["bench", "--", "--test"]))?;
     for lab in labs::all()? {
         let heading = format!("{}: one smoke pass", lab.title());
         let table = printed

@@ -33,7 +33,7 @@ pub(crate) fn writeup(args: &WriteupArgs) -> Result<()> {
     let mut text = labkit::writeup::writeup(lab, &set, &args.a, &args.b, &selection, &commands);
     if args.measure {
         let compare_dir = root().join("target/lab/compare");
-        crate::compare::compare(&CompareArgs {
+        crate::compare_command::compare(&CompareArgs {
             mode: args.mode,
             out_dir: Some(compare_dir.clone()),
             rev: None,

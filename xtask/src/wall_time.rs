@@ -21,7 +21,7 @@ use labkit::record::{
 };
 
 use crate::binaries::BenchBinaries;
-use crate::process::run;
+use crate::shell::run;
 
 /// The environment-size padding of pass `seed` (0 to 4095 bytes): the environment sits at the top
 /// of the initial stack, so its size moves every stack address of the pass (Mytkowicz et al.,
