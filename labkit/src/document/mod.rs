@@ -252,16 +252,11 @@ mod tests {
             Record::new(BenchId::new("op", "fast", "small"), metric, value)
         };
         let set = ResultSet {
-            lab: "tiny".into(),
             mode: RunMode::Smoke,
-            environment: crate::env::Environment::fixed_for_tests(),
-            timing: None,
-            records: vec![
+            ..crate::record::fixtures::set(vec![
                 record(Metric::InstructionsPerOp, 200.0),
                 record(Metric::InstructionsIn(EventName::new("allocator")), 50.0),
-            ],
-            repeats: Vec::new(),
-            previous: None,
+            ])
         };
         let rendered = render(&TINY, &set).unwrap();
         assert!(rendered.main.starts_with("# tiny\n"), "{}", rendered.main);

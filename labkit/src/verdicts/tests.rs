@@ -1,15 +1,11 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::env::Environment;
 use crate::record::fixtures::{count, passes};
-use crate::record::{RunMode, TimingMethod};
+use crate::record::TimingMethod;
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet {
-        lab: "tiny".into(),
-        mode: RunMode::Full,
-        environment: Environment::fixed_for_tests(),
         timing: Some(TimingMethod {
             first_seed: 1,
             passes: 6,
@@ -20,9 +16,7 @@ fn set(records: Vec<Record>) -> ResultSet {
             same_within: None,
             stage_seconds: None,
         }),
-        records,
-        repeats: Vec::new(),
-        previous: None,
+        ..crate::record::fixtures::set(records)
     }
 }
 

@@ -4,7 +4,7 @@
 use crate::lab::{
     BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Typed, Window,
 };
-use crate::record::{Record, ResultSet, RunMode};
+use crate::record::{Record, ResultSet};
 use std::time::Duration;
 
 /// A two-implementation lab whose runners take no time: for tests of everything that reads a
@@ -127,11 +127,6 @@ fn experiment_list() -> Vec<Experiment> {
 pub fn result_set(lab: &dyn Describe, records: Vec<Record>) -> ResultSet {
     ResultSet {
         lab: lab.name().into(),
-        mode: RunMode::Full,
-        environment: crate::env::Environment::fixed_for_tests(),
-        timing: None,
-        records,
-        repeats: Vec::new(),
-        previous: None,
+        ..crate::record::fixtures::set(records)
     }
 }

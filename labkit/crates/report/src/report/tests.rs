@@ -1,8 +1,8 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::env::Environment;
-use crate::record::{Baselines, FLOOR, Interval, JVM_FLOOR, RunMode};
+use crate::record::fixtures::set;
+use crate::record::{Baselines, FLOOR, Interval, JVM_FLOOR};
 
 fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
     Record::new(
@@ -20,18 +20,6 @@ fn timed(implementation: &str, value: f64, half_width: f64) -> Record {
 /// `base` as the only baseline.
 fn one_baseline() -> Baselines {
     Baselines::new("base", &[])
-}
-
-fn set(records: Vec<Record>) -> ResultSet {
-    ResultSet {
-        lab: "dedup".into(),
-        mode: RunMode::Full,
-        environment: Environment::fixed_for_tests(),
-        timing: None,
-        records,
-        repeats: Vec::new(),
-        previous: None,
-    }
 }
 
 #[test]

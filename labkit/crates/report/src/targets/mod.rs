@@ -280,13 +280,8 @@ mod tests {
 
     fn set(records: Vec<Record>) -> ResultSet {
         ResultSet {
-            lab: "tiny".into(),
             mode: RunMode::Smoke,
-            environment: crate::env::Environment::fixed_for_tests(),
-            timing: None,
-            records,
-            repeats: Vec::new(),
-            previous: None,
+            ..crate::record::fixtures::set(records)
         }
     }
 
