@@ -127,11 +127,11 @@ impl LabReport for CoalesceLab {
         }));
         let conformance = include_str!("../report/conformance.md");
         let trust = format!("{conformance}\n{}", crate::conformance::table(set).render());
-        let seed = Block::Markdown(include_str!("../report/seed.md").into());
+        let published = Block::Markdown(include_str!("../report/published.md").into());
         Document {
             trust: Some(Block::Markdown(trust)),
             answers: Some(answers()),
-            main: Page::new(include_str!("../report/report.md")).with("seed", seed),
+            main: Page::new(include_str!("../report/report.md")).with("published", published),
             details: Page::new(include_str!("../report/details.md")),
             // The main page lists the targets missed, with the reasons below; the details, every one.
             targets: vec![

@@ -28,7 +28,7 @@ pub enum Shape {
     /// `threads` callers of one producer, each admitting the producer's next id and, when another
     /// caller got there first (Unknown), reading the pushed id again and trying the one after it,
     /// until one is admitted: one op is one admitted id, so every op writes the one contended
-    /// key, as the seed's JMH shared case does (`replace(prev, prev + 1)` until it succeeds).
+    /// key, as the write-up's JMH shared case does (`replace(prev, prev + 1)` until it succeeds).
     SharedIncrement { threads: usize },
     /// Pulsar's `iot-telemetry` scenario: `producers` producers spread round-robin over `threads`.
     Iot { producers: usize, threads: usize },

@@ -63,12 +63,12 @@ fn cell(
     ))
 }
 
-/// What the seed published on a case (`1,436 → 114.3 ns/op (0.080×)`), beside the lab's own.
-fn seed_cell(claimed: &[ClaimedCase], experiment: &str, parameter: &str) -> Option<String> {
+/// What the write-up published on a case (`1,436 → 114.3 ns/op (0.080×)`), beside the lab's own.
+fn published_cell(claimed: &[ClaimedCase], experiment: &str, parameter: &str) -> Option<String> {
     let figures: Vec<String> = claimed
         .iter()
         .filter(|c| c.experiment == experiment && c.parameter == parameter)
-        .filter_map(|c| c.seed.as_ref())
+        .filter_map(|c| c.published.as_ref())
         .map(|s| {
             format!(
                 "{} → {} {} ({}×)",
@@ -156,19 +156,19 @@ pub fn writeup(
         .filter(|i| cells.iter().any(|(_, c)| c[*i].is_some()))
         .collect();
     let claimed = lab.claimed_cases();
-    let seed_cell = |row: &Row| seed_cell(&claimed, &row.experiment, &row.parameter);
-    let with_seed = cells.iter().any(|(row, _)| seed_cell(row).is_some());
+    let published_cell = |row: &Row| published_cell(&claimed, &row.experiment, &row.parameter);
+    let with_published = cells.iter().any(|(row, _)| published_cell(row).is_some());
     let mut table = Table::new().column("Case", Align::Left);
-    if with_seed {
-        table = table.column("seed (before → after)", Align::Right);
+    if with_published {
+        table = table.column("published (before → after)", Align::Right);
     }
     for &i in &shown {
         table = table.column(COLUMNS[i].1, Align::Right);
     }
     for (row, c) in &cells {
         let mut line = vec![format!("{} · {}", row.experiment, row.label)];
-        if with_seed {
-            line.push(seed_cell(row).unwrap_or_else(|| "—".into()));
+        if with_published {
+            line.push(published_cell(row).unwrap_or_else(|| "—".into()));
         }
         line.extend(
             shown
@@ -193,7 +193,7 @@ pub fn writeup(
         .collect();
     let verdict = verdict_line(set, &ids, verdicts);
     let commands: String = commands.iter().map(|c| format!("{c}\n")).collect();
-    let reading = reading(a, b, verdicts, with_seed);
+    let reading = reading(a, b, verdicts, with_published);
     format!(
         "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
          the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
@@ -203,8 +203,8 @@ pub fn writeup(
 }
 
 /// How to read a cell of the write-up comparing `b` against `a`: with verdicts when both run on
-/// the same runtime, and the seed's column when there is one.
-fn reading(a: &str, b: &str, verdicts: bool, with_seed: bool) -> String {
+/// the same runtime, and the write-up's column when there is one.
+fn reading(a: &str, b: &str, verdicts: bool, with_published: bool) -> String {
     let reading = if verdicts {
         "Each cell: `{a}` → `{b}` (medians of the passes), the ratio B / A (for wall time the \
          median of the per-pass ratios, and the two medians' ratio beside it where it falls \
@@ -218,9 +218,9 @@ fn reading(a: &str, b: &str, verdicts: bool, with_seed: bool) -> String {
     }
     .replace("{a}", a)
     .replace("{b}", b);
-    if with_seed {
+    if with_published {
         format!(
-            "{reading} The seed column is what the seed published before → after the change it \
+            "{reading} The published column is what the write-up published before → after the change it \
              measured, on its own machine, for the cases it published."
         )
     } else {
@@ -301,14 +301,14 @@ mod tests {
             across.contains("**Verdict:** none: one side runs on the JVM"),
             "{across}"
         );
-        // The seed's figure on a case sits beside the lab's, in its own unit.
+        // The write-up's figure on a case sits beside the lab's, in its own unit.
         let seeded = crate::lab::Description {
             claimed_cases: vec![
                 ClaimedCase {
                     experiment: "op".into(),
                     parameter: "small".into(),
                     metric: Metric::NsPerOp,
-                    seed: Some(crate::lab::SeedFigure {
+                    published: Some(crate::lab::PublishedFigure {
                         old: 40.0,
                         new: 10.0,
                         unit: "ns/op".into(),
@@ -319,14 +319,14 @@ mod tests {
                     experiment: "op".into(),
                     parameter: "large".into(),
                     metric: Metric::NsPerOp,
-                    seed: None,
+                    published: None,
                 },
             ],
             ..crate::lab::Description::of(&TINY)
         };
         let beside = writeup(&seeded, &set, "base", "fast", &Selection::default(), &[]);
         assert!(
-            beside.contains("| Case | seed (before → after) | time/op |")
+            beside.contains("| Case | published (before → after) | time/op |")
                 && beside.contains("| op · `small`: small | 40.0 → 10.0 ns/op (0.250×) | 10.0 ns"),
             "{beside}"
         );

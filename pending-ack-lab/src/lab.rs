@@ -52,7 +52,7 @@ const JVM_SOURCES: JvmSources = labkit::jvm_sources!(
 pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const RETAINED_CAPACITY: &str = "retained-capacity";
 
-/// Instructions are counted on the seed's headline datasets (one and twenty ledgers) to keep the
+/// Instructions are counted on the write-up's headline datasets (one and twenty ledgers) to keep the
 /// valgrind stage short; the wall-time passes time every dataset.
 const COUNTED_DATASETS: [&str; 2] = ["50k-in-1", "50k-in-20"];
 

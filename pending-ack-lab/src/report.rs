@@ -1,6 +1,6 @@
 //! pending-ack-lab's report: what its two pages hold beyond what their templates place
 //! (`report/*.md`: every experiment's section, looped over the groups below), its targets
-//! (dense-window's, the concurrency ones), the answers to the seed's published rows and its
+//! (dense-window's, the concurrency ones), the answers to the write-up's published rows and its
 //! charts. The design notes read dense-window's constants from its code.
 
 use labkit::answers::Answers;
@@ -152,7 +152,7 @@ mod tests {
     use labkit::targets::check;
 
     const BASELINE: &str = "nested-tree";
-    const SEED_PRIMITIVE: &str = "primitive-bucketed";
+    const PUBLISHED_PRIMITIVE: &str = "primitive-bucketed";
     const OURS: &str = "dense-window";
 
     fn timed(experiment: &str, implementation: &str, value: f64) -> Record {
@@ -173,7 +173,7 @@ mod tests {
         assert_eq!(
             answers().claims.len(),
             44,
-            "every published row of the seed"
+            "every published row of the write-up"
         );
         for targets in [target_specs(), concurrency_target_specs()] {
             labkit::testing::targets_name_the_lab_s_own(&LAB, &targets, target_experiments);
@@ -243,13 +243,13 @@ mod tests {
             &LAB,
             vec![
                 timed("remove-all-up-to", BASELINE, 100.0),
-                timed("remove-all-up-to", SEED_PRIMITIVE, 90.0),
+                timed("remove-all-up-to", PUBLISHED_PRIMITIVE, 90.0),
                 timed("remove-all-up-to", OURS, 91.0),
                 timed("dispatch-and-ack-cycle", BASELINE, 100.0),
                 timed("dispatch-and-ack-cycle", OURS, 20.0),
             ],
         );
-        let rows = labkit::report::not_faster(&LAB, &s, OURS, &[BASELINE, SEED_PRIMITIVE]);
+        let rows = labkit::report::not_faster(&LAB, &s, OURS, &[BASELINE, PUBLISHED_PRIMITIVE]);
         assert_eq!(rows.lines().count(), 1, "{rows}");
         assert!(rows.starts_with("- `remove-all-up-to/50k-in-1`"), "{rows}");
     }

@@ -73,7 +73,7 @@ impl<M: PendingAcks> Runner for WorkloadRunner<M> {
             return elapsed;
         }
         // Cleanups: each op timed alone; what it removed goes back untimed before the next one,
-        // so the seed's rebuild stays out of the time without dominating the wall time.
+        // so the write-up's rebuild stays out of the time without dominating the wall time.
         window.open();
         let mut timed = Duration::ZERO;
         for _ in 0..ops {

@@ -1,4 +1,4 @@
-//! The seed's datasets and scenarios (draft #26024's `PendingAcksMapBenchmark`), defined once and
+//! The write-up's datasets and scenarios (draft #26024's `PendingAcksMapBenchmark`), defined once and
 //! used by the wall-time passes, gungraun, allocation, footprint and dhat runs, so every implementation sees
 //! the same deterministic input stream.
 
@@ -99,7 +99,7 @@ impl Dataset {
         (0..self.ledgers).flat_map(move |l| (0..self.entries_in_ledger(l)).map(move |e| (l, e)))
     }
 
-    /// A map holding the whole dataset with the seed's values.
+    /// A map holding the whole dataset with the write-up's values.
     pub fn populate<M: PendingAcks>(&self) -> M {
         let mut map = M::default();
         for (i, (l, e)) in self.positions().enumerate() {
@@ -207,7 +207,7 @@ impl Scenario {
         }
     }
 
-    /// The datasets this scenario runs on, as in the seed.
+    /// The datasets this scenario runs on, as in the write-up.
     pub fn datasets(self) -> Vec<Dataset> {
         let names = match self {
             Self::DispatchAndAckCycle
@@ -424,7 +424,7 @@ mod tests {
     use crate::implementations::nested_tree::NestedTree;
 
     #[test]
-    fn datasets_split_like_the_seed() {
+    fn datasets_split_like_the_write_up() {
         let d = Dataset::find("1k-in-1000").unwrap();
         assert_eq!(d.positions().count(), 1_000);
         let d = Dataset::find("64k-in-1k").unwrap();
@@ -442,7 +442,7 @@ mod tests {
     }
 
     #[test]
-    fn remove_all_up_to_removes_about_half_as_the_seed_counts() {
+    fn remove_all_up_to_removes_about_half_as_the_write_up_counts() {
         for (name, removed) in [
             ("50k-in-1", 25_001),
             ("50k-in-5", 25_001),

@@ -1,12 +1,12 @@
 //! No number in a template or note that the run did not produce: a digit in prose must sit in a
-//! value expression (`{{ v('…') }}`, a slot) or be a name, a citation or a seed's figure.
+//! value expression (`{{ v('…') }}`, a slot) or be a name, a citation or a write-up's figure.
 //!
 //! What counts as prose: every `report/*.md` of every lab and of the kit, and the prose fields of
 //! `answers.json` and the targets files ([`PROSE_FIELDS`]). What does not: value expressions and
 //! tags, code spans (identifiers such as `closed-100vu-1mib`), `#N` citations, digits glued to
 //! letters (`p99`, `XXH3`), a type's width (`128-bit`), the phrases in [`VOCABULARY`], the
-//! seed's own table (`seed.md`), the fields that quote the seed and the seed's figures quoted in
-//! prose ([`SEED_FIGURES`]).
+//! write-up's own table (`published.md`), the fields that quote the write-up and the write-up's figures quoted in
+//! prose ([`PUBLISHED_FIGURES`]).
 
 use std::collections::BTreeMap;
 use std::fs;
@@ -28,9 +28,9 @@ const VOCABULARY: &[&str] = &[
     "x86-64",
 ];
 
-/// The seeds' own figures where prose quotes them, per file: a seed's shape or result is not
+/// The write-ups' own figures where prose quotes them, per file: a write-up's shape or result is not
 /// this run's to produce.
-const SEED_FIGURES: &[(&str, &str)] = &[
+const PUBLISHED_FIGURES: &[(&str, &str)] = &[
     ("dedup-lab/report/answers.json", "500 producers"),
     ("dedup-lab/report/answers.json", "500-producer"),
     ("dedup-lab/report/answers.json", "16 distinct producers"),
@@ -43,7 +43,7 @@ const SEED_FIGURES: &[(&str, &str)] = &[
 ];
 
 /// Fields of the answers and targets files that hold prose; the others are data (names, ids,
-/// units, bounds) or quote the seed (`source`, `claim`, `question`, `seed_text`).
+/// units, bounds) or quote the write-up (`source`, `claim`, `question`, `published_text`).
 const PROSE_FIELDS: &[&str] = &[
     "what",
     "text",
@@ -70,7 +70,7 @@ fn files() -> Vec<PathBuf> {
         for file in listing {
             let path = file.unwrap().path();
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
-            if name != "seed.md" && (name.ends_with(".md") || name.ends_with(".json")) {
+            if name != "published.md" && (name.ends_with(".md") || name.ends_with(".json")) {
                 files.push(path);
             }
         }
@@ -195,7 +195,7 @@ fn prose_states_no_number_the_run_did_not_produce() {
             .unwrap()
             .to_string_lossy()
             .into_owned();
-        let quoted: Vec<&str> = SEED_FIGURES
+        let quoted: Vec<&str> = PUBLISHED_FIGURES
             .iter()
             .filter(|(file, _)| *file == relative)
             .map(|(_, figure)| *figure)

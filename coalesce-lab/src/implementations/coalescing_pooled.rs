@@ -5,7 +5,7 @@
 //! its last response), so a scraper that stops reading cannot hold up the others. Each response
 //! holds its own lease of the buffer ([`crate::buffer`]: retain only if alive, free when the last
 //! response has finished writing), so a buffer is overwritten only after every response that
-//! carried it is gone — the race the seed's fix closed.
+//! carried it is gone — the race the write-up's fix closed.
 
 use std::sync::Arc;
 use std::sync::atomic::Ordering::Relaxed;

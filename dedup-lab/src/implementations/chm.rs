@@ -1,6 +1,6 @@
 //! A model of Java's `ConcurrentHashMap<String, Long>` as Pulsar's `MessageDeduplication` uses it
 //! (`get`, `put`, `putIfAbsent`, `replace(key, expected, new)`, `remove`, `clear`), the map under
-//! both arms of the seed's JMH benchmark; `chm-monitor-unboxed` and `chm-replace-unboxed` are those
+//! both arms of the write-up's JMH benchmark; `chm-monitor-unboxed` and `chm-replace-unboxed` are those
 //! two arms on it.
 //!
 //! What it models, as Java 8+ has it:

@@ -1,4 +1,4 @@
-//! `chm-monitor-unboxed`: the seed's "topic-wide monitor" arm, Pulsar before #26763, on the model
+//! `chm-monitor-unboxed`: the write-up's "topic-wide monitor" arm, Pulsar before #26763, on the model
 //! of Java's `ConcurrentHashMap` ([`super::chm`]): `synchronized (highestSequencedPushed)` around
 //! a `get` of the pushed id and, for a new id, a `put`, which also locks the key's bin inside the
 //! monitor; the persisted id is `put` outside the monitor, as Pulsar does. Each watermark is held

@@ -1,4 +1,4 @@
-//! `chm-replace-unboxed`: the seed's "per-producer update" arm, Pulsar #26763 itself, on the model
+//! `chm-replace-unboxed`: the write-up's "per-producer update" arm, Pulsar #26763 itself, on the model
 //! of Java's `ConcurrentHashMap` ([`super::chm`]): read the producer's pushed id without a lock,
 //! then `putIfAbsent` a new producer or `replace(name, prev, new)` an old one (which locks that
 //! producer's bin only), going round again when another connection of the producer won. Each

@@ -3,7 +3,7 @@
 
 use serde::Deserialize;
 
-use crate::lab::SeedFigure;
+use crate::lab::PublishedFigure;
 
 /// The write-up's Java designs as the lab runs them on the JVM, and the Rust designs beside them.
 #[derive(Debug, Clone, Deserialize)]
@@ -55,13 +55,13 @@ pub struct Claim {
     pub claim: String,
     /// The published figures, when the claim has them.
     #[serde(default)]
-    pub seed: Option<SeedFigure>,
+    pub published: Option<PublishedFigure>,
     /// The claim's direction when it has no figures (an argument, not a table row).
     #[serde(default)]
     pub expect: Option<Direction>,
     /// The claim in the write-up's words, when it has no figures.
     #[serde(default)]
-    pub seed_text: Option<String>,
+    pub published_text: Option<String>,
     /// A [`Metric::key`].
     pub metric: String,
     pub experiment: String,
@@ -84,8 +84,8 @@ pub struct Claim {
     pub unmeasurable: Option<String>,
 }
 
-/// Why pair `pair` (an index into the claim's pairs) differs from the seed, if `evidence` holds;
-/// with a JVM side, why the JVM here moved `explains` where the seed moved otherwise.
+/// Why pair `pair` (an index into the claim's pairs) differs from the write-up, if `evidence` holds;
+/// with a JVM side, why the JVM here moved `explains` where the write-up moved otherwise.
 #[derive(Debug, Deserialize)]
 pub struct Cause {
     #[serde(default)]

@@ -76,11 +76,11 @@ struct Judged {
     best_ratio: Option<f64>,
 }
 
-/// The claim's row: the seed, the JVM here, the Rust models' calibration, the best Rust design,
+/// The claim's row: the write-up's figure, the JVM here, the Rust models' calibration, the best Rust design,
 /// and the answer.
 fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
-    let mut row = vec![claim.claim.clone(), seed_cell(claim)];
+    let mut row = vec![claim.claim.clone(), published_cell(claim)];
     let (old, new) = match (find(set, claim, &side.old), find(set, claim, &side.new)) {
         (Some(old), Some(new)) if claim.unmeasurable.is_none() => (old, new),
         _ => {
@@ -223,7 +223,7 @@ fn models_cited<'a>(side: &'a JvmSide, claim: &Claim, cause: &Cause) -> Vec<&'a 
         .collect()
 }
 
-/// A claim the JVM moved `direction` where the seed did not: its cause, when one explains that
+/// A claim the JVM moved `direction` where the write-up did not: its cause, when one explains that
 /// direction, its evidence holds, and no model it cites is off on the claim.
 fn explain(
     set: &ResultSet,
@@ -267,7 +267,7 @@ fn explain(
 fn answers_table(side: &JvmSide) -> Table {
     Table::new()
         .column("Claim", Align::Left)
-        .column("Seed (JMH, its machine)", Align::Right)
+        .column("Published (JMH, its machine)", Align::Right)
         .column(
             &format!("JVM here: `{}` → `{}`", side.old, side.new),
             Align::Right,
@@ -279,7 +279,7 @@ fn answers_table(side: &JvmSide) -> Table {
 }
 
 pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Checked {
-    let mut seed_table = answers_table(side);
+    let mut claims_table = answers_table(side);
     let mut own_table = answers_table(side);
     let mut outcomes = Vec::new();
     let mut travel = Vec::new();
@@ -293,7 +293,7 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
         outcomes.push(judged.outcome);
         travel.push(judged.travel);
         best_ratios.extend(judged.best_ratio.filter(|r| r.is_finite()));
-        seed_table.row(judged.row);
+        claims_table.row(judged.row);
     }
     let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
     let not_measured = match count(Outcome::NotMeasured) {
@@ -345,7 +345,7 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
          it cites is off on that claim.\n\n{summary}{rust}\n\n{}{own}\n\n{}",
         answers.question,
         answers.source,
-        seed_table.render(),
+        claims_table.render(),
         calibrated
     );
     Checked {

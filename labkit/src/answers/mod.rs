@@ -7,8 +7,8 @@
 //! designs are context beside them, and each Rust model of a Java design is calibrated against
 //! its JVM original. A lab without a JVM side answers on its pairs of designs.
 //!
-//! A lab writes its claims once, in `report/answers.json`: the seed's figure, the experiment,
-//! parameter and metric the lab measures it on, the pairs of designs that stand for the seed's
+//! A lab writes its claims once, in `report/answers.json`: the write-up's figure, the experiment,
+//! parameter and metric the lab measures it on, the pairs of designs that stand for the write-up's
 //! "before" and "after", and for a pair that differs, causes whose text cites measured values
 //! (`{{ v('allocs-per-op@admission/papaya-cas/single') }}`, a [`crate::template`]) and whose
 //! **evidence** (conditions on measured values) must hold in this run for the cause to be shown. A cause whose evidence fails, or a
@@ -59,7 +59,7 @@ pub struct Answers {
 /// How one claim came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Outcome {
-    /// Every pair goes the seed's way.
+    /// Every pair goes the write-up's way.
     Reproduces,
     /// Some pair does not, and each such pair has a cause whose evidence holds.
     Explained,
@@ -91,7 +91,7 @@ impl Answers {
         }
         for claim in &answers.claims {
             Metric::from_key(&claim.metric)?;
-            if claim.seed.is_none() && claim.expect.is_none() {
+            if claim.published.is_none() && claim.expect.is_none() {
                 return Err(format!(
                     "claim `{}` has neither figures nor a direction",
                     claim.claim
@@ -121,7 +121,7 @@ impl Answers {
         Ok(answers)
     }
 
-    /// Every case a claim is answered on, with the seed's figure where it has one
+    /// Every case a claim is answered on, with the write-up's figure where it has one
     /// ([`crate::lab::Describe::claimed_cases`]); a claim the lab cannot measure has none.
     pub fn claimed_cases(&self) -> Vec<crate::lab::ClaimedCase> {
         self.claims
@@ -132,7 +132,7 @@ impl Answers {
                     experiment: claim.experiment.clone(),
                     parameter: claim.parameter.clone(),
                     metric: Metric::from_key(&claim.metric).ok()?,
-                    seed: claim.seed.clone(),
+                    published: claim.published.clone(),
                 })
             })
             .collect()
@@ -170,7 +170,7 @@ impl Answers {
             .collect();
         let mut table = Table::new()
             .column("The write-up's claim", Align::Left)
-            .column("Seed", Align::Right);
+            .column("Published", Align::Right);
         for h in &headers {
             table = table.column(h, Align::Right);
         }
@@ -184,7 +184,7 @@ impl Answers {
             let (cells, outcome, answer, (travel, travel_text)) = judge(set, claim, pairs);
             outcomes.push(outcome);
             travels.push(travel);
-            let mut row = vec![claim.claim.clone(), seed_cell(claim)];
+            let mut row = vec![claim.claim.clone(), published_cell(claim)];
             if claim.pairs.is_some() {
                 // Its own pairs: shown in the first column, named.
                 let own: Vec<String> = pairs
@@ -322,8 +322,8 @@ fn pair_cell(
 }
 
 /// The claim's published figure: `41.1 → 31.6 ns/op (−23.1 %)`, or its words.
-fn seed_cell(claim: &Claim) -> String {
-    match (&claim.seed, &claim.seed_text) {
+fn published_cell(claim: &Claim) -> String {
+    match (&claim.published, &claim.published_text) {
         (Some(s), _) => format!(
             "{} → {} {} ({})",
             format_number(s.old),
@@ -338,7 +338,7 @@ fn seed_cell(claim: &Claim) -> String {
 
 /// The direction the claim states.
 fn claimed(claim: &Claim) -> Direction {
-    match (&claim.seed, claim.expect) {
+    match (&claim.published, claim.expect) {
         (Some(s), _) => {
             let change = s.new / s.old - 1.0;
             if change.abs() < 0.01 {

@@ -9,8 +9,8 @@ use super::*;
 pub(super) enum Ref {
     /// A measured record.
     Record(Metric, BenchId),
-    /// How far the seed's figures differ, as a fraction (0.23 for −23 %).
-    SeedChange,
+    /// How far the write-up's figures differ, as a fraction (0.23 for −23 %).
+    PublishedChange,
     /// The largest deviation of this row's A/A twin from the baseline over the passes, as a
     /// fraction: how far two equal cells moved apart in this run.
     AaSpread(Metric, String, String),
@@ -24,7 +24,7 @@ pub(super) enum Ref {
 
 impl Ref {
     /// `METRIC@EXPERIMENT/IMPLEMENTATION/PARAMETER`, `METRIC@IMPLEMENTATION` (the claim's
-    /// experiment and parameter), `seed-change`, `aa-spread` (the claim's row and metric), or
+    /// experiment and parameter), `published-change`, `aa-spread` (the claim's row and metric), or
     /// `lab-change@A/B` (B against A on the claim's row and metric), or a plain number.
     pub(super) fn parse(text: &str, claim: &Claim) -> Result<Self, String> {
         let text = text.trim();
@@ -40,7 +40,7 @@ impl Ref {
             return Ok(Self::LabChange(metric, id(a), id(b)));
         }
         match text {
-            "seed-change" => return Ok(Self::SeedChange),
+            "published-change" => return Ok(Self::PublishedChange),
             "aa-spread" => {
                 let metric = Metric::from_key(&claim.metric)?;
                 return Ok(Self::AaSpread(
@@ -77,8 +77,8 @@ impl Ref {
                 .find(id, *metric)
                 .map(|r| r.value)
                 .ok_or_else(|| format!("`{}@{id}` was not measured", metric.key())),
-            Self::SeedChange => claim
-                .seed
+            Self::PublishedChange => claim
+                .published
                 .as_ref()
                 .map(|s| (s.new / s.old - 1.0).abs())
                 .ok_or_else(|| "the claim has no figures".to_owned()),
@@ -112,7 +112,7 @@ impl Ref {
     fn show(&self, value: f64) -> String {
         match self {
             Self::Record(metric, _) => format_metric(*metric, value),
-            Self::SeedChange | Self::AaSpread(..) | Self::LabChange(..) => {
+            Self::PublishedChange | Self::AaSpread(..) | Self::LabChange(..) => {
                 format!("{:.1} %", value * 100.0)
             }
             Self::Number(_) => format_number(value),
@@ -205,9 +205,9 @@ pub fn fill_measured(text: &str, set: &ResultSet, settings: &[(&str, String)]) -
 pub fn measured_value(set: &ResultSet, call: &Call) -> String {
     let context = Claim {
         claim: String::new(),
-        seed: None,
+        published: None,
         expect: Some(Direction::Same),
-        seed_text: None,
+        published_text: None,
         metric: Metric::NsPerOp.key(),
         experiment: String::new(),
         parameter: String::new(),

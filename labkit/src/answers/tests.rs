@@ -12,7 +12,7 @@ const FILE: &str = r#"{
   "pairs": [{"old": "java-old", "new": "java-new", "label": "model"},
             {"old": "base", "new": "fast", "label": "native"}],
   "claims": [{
-    "claim": "1 thread: new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
+    "claim": "1 thread: new is faster", "published": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
     "metric": "ns-per-op", "experiment": "op", "parameter": "small",
     "causes": [{"pair": 1, "explains": "higher", "text": "fast allocates {{ v('allocs-per-op@fast') }} per op ({{ ratio('ns-per-op@fast', 'ns-per-op@base') }})",
                 "evidence": [{"value": "allocs-per-op@fast", "at_least": 1}]}]
@@ -66,7 +66,7 @@ fn a_difference_is_explained_only_while_its_evidence_holds() {
 fn unstable_rows_differ_and_the_aa_spread_is_measurable() {
     let answers = Answers::parse(&FILE.replace(
         r#""pair": 1, "explains": "higher", "text""#,
-        r#""pair": 0, "explains": "unstable", "text": "below resolution: seed {{ v('seed-change') }}, A/A {{ v('aa-spread') }}", "evidence": [{"value": "seed-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "explains": "higher", "text""#,
+        r#""pair": 0, "explains": "unstable", "text": "below resolution: write-up {{ v('published-change') }}, A/A {{ v('aa-spread') }}", "evidence": [{"value": "published-change", "over": "aa-spread", "at_most": 1}]}, {"pair": 1, "explains": "higher", "text""#,
     ))
     .unwrap();
     let base = [10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0, 10.0];
@@ -82,7 +82,7 @@ fn unstable_rows_differ_and_the_aa_spread_is_measurable() {
     let md = &checked.markdown;
     assert!(md.contains("unstable") && !md.contains("undecided"), "{md}");
     assert!(
-        md.contains("below resolution: seed 25.0 %, A/A 30.0 %"),
+        md.contains("below resolution: write-up 25.0 %, A/A 30.0 %"),
         "{md}"
     );
     assert_eq!(
@@ -159,15 +159,15 @@ const JVM_FILE: &str = r#"{
           "cannot_show": "This machine has 2 cores.",
           "decision": "The model stays."},
   "claims": [
-    {"claim": "new is faster", "seed": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
+    {"claim": "new is faster", "published": {"old": 40.0, "new": 30.0, "unit": "ns/op"},
      "metric": "ns-per-op", "experiment": "op", "parameter": "small",
      "causes": [{"explains": "higher", "text": "the old arm's model takes {{ v('ns-per-op@rust-old') }}",
                  "evidence": [{"value": "ns-per-op@rust-old", "at_least": 1}]},
                 {"explains": "higher", "text": "new allocates {{ v('allocs-per-op@jvm-new') }}",
                  "evidence": [{"value": "allocs-per-op@jvm-new", "at_least": 1}]}]},
-    {"claim": "two threads", "seed_text": "not measured by the PR", "expect": "lower", "own": true,
+    {"claim": "two threads", "published_text": "not measured by the PR", "expect": "lower", "own": true,
      "metric": "ns-per-op", "experiment": "op", "parameter": "small"},
-    {"claim": "a case the lab cannot run", "seed": {"old": 1.0, "new": 2.0, "unit": "µs"},
+    {"claim": "a case the lab cannot run", "published": {"old": 1.0, "new": 2.0, "unit": "µs"},
      "metric": "ns-per-op", "experiment": "op", "parameter": "small",
      "unmeasurable": "the benchmark's setup has no such dataset"}
   ]
@@ -223,7 +223,7 @@ fn a_jvm_difference_is_explained_only_by_a_cause_of_its_direction_on_a_model_in_
     let answers = Answers::parse(JVM_FILE).unwrap();
     let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
     let scaled = |f: f64| -> Vec<f64> { up.iter().map(|v| v * f).collect() };
-    // The JVM's new arm is slower: the seed's way reversed.
+    // The JVM's new arm is slower: the write-up's way reversed.
     let mut records = vec![
         passes("jvm-old", &up),
         passes("jvm-new", &scaled(1.5)),
@@ -398,7 +398,7 @@ fn a_claim_s_resolution_reads_close_single_values_as_the_same_here_and_in_the_la
         format!(
             r#"{{"source": "a PR", "question": "Same memory?",
               "pairs": [{{"old": "base", "new": "fast", "label": "native"}}],
-              "claims": [{{"claim": "fast keeps the same heap", "seed_text": "one result",
+              "claims": [{{"claim": "fast keeps the same heap", "published_text": "one result",
                 "expect": "same", "metric": "peak-heap-bytes", "experiment": "op",
                 "parameter": "small"{resolution}}}]}}"#
         )

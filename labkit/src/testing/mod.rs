@@ -387,7 +387,7 @@ pub fn report_renders(lab: &dyn LabReport) {
     }
 }
 
-/// The lab's answers (seed claims) name only its own implementations and parameters: a claim on a
+/// The lab's answers (the write-up's claims) name only its own implementations and parameters: a claim on a
 /// described experiment names one of its parameters; a claim on a derived record
 /// ([`Lab::derived`], an experiment of its own) names a parameter of some described experiment.
 pub fn answers_name_the_description(lab: &dyn LabReport) {

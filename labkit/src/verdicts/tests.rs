@@ -1,8 +1,8 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::record::fixtures::{count, passes};
 use crate::record::TimingMethod;
+use crate::record::fixtures::{count, passes};
 
 fn set(records: Vec<Record>) -> ResultSet {
     ResultSet {

@@ -47,7 +47,7 @@ final class Dataset {
         return entries / ledgers + (ledger < entries % ledgers ? 1 : 0);
     }
 
-    /** The seed's value of the i-th entry: remaining {@code (i & 15) + 1}, hash {@code i × 31}. */
+    /** The write-up's value of the i-th entry: remaining {@code (i & 15) + 1}, hash {@code i × 31}. */
     static int remaining(long i) {
         return (int) (i & 15) + 1;
     }
@@ -56,7 +56,7 @@ final class Dataset {
         return (int) i * 31;
     }
 
-    /** Every entry in ledger-major order, with the seed's values. */
+    /** Every entry in ledger-major order, with the write-up's values. */
     void populate(PendingAcks map) {
         long i = 0;
         for (long ledger = 0; ledger < ledgers; ledger++) {

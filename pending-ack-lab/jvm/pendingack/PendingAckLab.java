@@ -34,7 +34,7 @@ public final class PendingAckLab implements JvmLab {
         }
     }
 
-    /** The seed's retained-capacity cases: a peak dataset cleaned up to its newest entries. */
+    /** The write-up's retained-capacity cases: a peak dataset cleaned up to its newest entries. */
     private static final Object[][] RETAINED = {
         {"50k-in-1-clear-all", "50k-in-1", 0L},
         {"50k-in-1-keep-1", "50k-in-1", 1L},

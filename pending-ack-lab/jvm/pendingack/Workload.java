@@ -2,7 +2,7 @@ package pendingack;
 
 /**
  * A map prepared for one experiment on one dataset and what drives its operations: the Rust
- * side's `workload::Workload` with its drivers, operation for operation (the seed's
+ * side's `workload::Workload` with its drivers, operation for operation (the write-up's
  * {@code RollingWindowState}, {@code CursorState}, cleanups and scans).
  */
 final class Workload {

@@ -1,4 +1,4 @@
-//! `nested-node-tree`: the seed's `oldProduction`, `TreeMap<Long, TreeMap<Long, IntIntPair>>`,
+//! `nested-node-tree`: the write-up's `oldProduction`, `TreeMap<Long, TreeMap<Long, IntIntPair>>`,
 //! with the JVM's heap layout: one node per entry with a boxed key and a boxed value
 //! ([`NodeTree`], AVL-balanced where `TreeMap` is red-black), and a tree object per ledger. It is
 //! the faithful model of what draft PR #26024 measured its primitive layout against; `nested-tree`

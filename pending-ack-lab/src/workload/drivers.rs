@@ -1,4 +1,4 @@
-//! What drives a per-entry experiment's ops: the seed's `RollingWindowState` (a dispatch/ack
+//! What drives a per-entry experiment's ops: the write-up's `RollingWindowState` (a dispatch/ack
 //! window rolling over ledgers) and `CursorState` (round-robin over every populated position).
 
 use super::{Dataset, Scenario, seed_value};
@@ -40,7 +40,7 @@ impl Divisor {
     }
 }
 
-/// The seed's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
+/// The write-up's `RollingWindowState`: a window of `window` pending sequence numbers, sequence `s`
 /// at `(s / per_ledger, s % per_ledger)`.
 pub(super) struct RollingWindow {
     experiment: Scenario,
@@ -117,7 +117,7 @@ impl RollingWindow {
     }
 }
 
-/// The seed's `CursorState`: round-robin over every populated position.
+/// The write-up's `CursorState`: round-robin over every populated position.
 pub(super) struct Cursor {
     experiment: Scenario,
     dataset: Dataset,

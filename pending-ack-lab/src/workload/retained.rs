@@ -1,9 +1,9 @@
-//! The seed's retained-capacity cases: what a cleaned-up map keeps.
+//! The write-up's retained-capacity cases: what a cleaned-up map keeps.
 
 use super::Dataset;
 use crate::{Mark, PendingAcks};
 
-/// The seed's retained-capacity cases: a peak dataset cleaned up by `remove_all_up_to` until only
+/// The write-up's retained-capacity cases: a peak dataset cleaned up by `remove_all_up_to` until only
 /// `keep` entries (the newest, in the last ledger) remain.
 #[derive(Debug, Clone, Copy)]
 pub struct RetainedCase {

@@ -388,7 +388,7 @@ mod tests {
             experiment: "op".into(),
             parameter: "small".into(),
             metric: Metric::PeakHeapBytes,
-            seed: None,
+            published: None,
         }];
         let record = |parameter: &str, metric: Metric| {
             Record::new(BenchId::new("op", "any", parameter), metric, 1.0)

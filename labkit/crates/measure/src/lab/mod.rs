@@ -327,7 +327,7 @@ pub trait Describe: Sync {
         Vec::new()
     }
 
-    /// Every case the lab's answers claim something on, with the seed's figure where it
+    /// Every case the lab's answers claim something on, with the write-up's figure where it
     /// published one (`crate::answers::Answers::claimed_cases`): write-ups print the figure beside
     /// the lab's, and a full run keeps these records of the run it replaces, so each answer row
     /// can say whether its verdict held.
@@ -342,9 +342,9 @@ pub struct ClaimedCase {
     pub experiment: String,
     pub parameter: String,
     pub metric: Metric,
-    /// What the seed published on it, when it did.
+    /// What the write-up published on it, when it did.
     #[serde(default)]
-    pub seed: Option<SeedFigure>,
+    pub published: Option<PublishedFigure>,
 }
 
 impl ClaimedCase {
@@ -356,10 +356,10 @@ impl ClaimedCase {
     }
 }
 
-/// A figure the seed published for one of the lab's cases: before and after the change it
+/// A figure the write-up published for one of the lab's cases: before and after the change it
 /// measured, in its own unit.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct SeedFigure {
+pub struct PublishedFigure {
     pub old: f64,
     pub new: f64,
     pub unit: String,
