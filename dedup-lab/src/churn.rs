@@ -22,7 +22,7 @@ use std::time::Duration;
 use labkit::lab::{Runner, Window};
 use labkit::latency::LatencyRecorder;
 use labkit::record::EventName;
-use labkit::threads::{Gate, TimedThread, timed_threads};
+use labkit::threads::{StartLine, TimedThread, timed_threads};
 
 use crate::workload::{Worker, batch};
 use crate::{DupStatus, SequenceDedup};
@@ -173,10 +173,10 @@ impl<D: SequenceDedup> Runner for Churn<D> {
             .zip(progress)
             .map(|(worker, progress)| {
                 let sink = sink.clone();
-                Box::new(move |gate: &Gate<'_>| {
+                Box::new(move |start: &StartLine<'_>| {
                     std::hint::black_box(worker.run(dedup, warm_up));
                     let mut recorder = sink.as_ref().map(|s| s.recorder());
-                    gate.pass();
+                    start.pass();
                     let mut wrong = 0;
                     for done in 1..=ops {
                         wrong += u64::from(!admit_recorded(dedup, worker, recorder.as_mut()));
@@ -188,8 +188,8 @@ impl<D: SequenceDedup> Runner for Churn<D> {
                 }) as TimedThread<'_>
             })
             .collect();
-        threads.push(Box::new(move |gate: &Gate<'_>| {
-            gate.pass();
+        threads.push(Box::new(move |start: &StartLine<'_>| {
+            start.pass();
             let mut wrong = 0;
             for step in 1..=steps {
                 let due = step * CHURN_EVERY;
@@ -260,10 +260,10 @@ impl<D: SequenceDedup> PurgeSweep<D> {
         let mut wrong = 0;
         let elapsed = timed_threads(
             window,
-            vec![Box::new(|gate: &Gate<'_>| {
+            vec![Box::new(|start: &StartLine<'_>| {
                 std::hint::black_box(publisher.run(dedup, warm_up));
                 let mut recorder = sink.as_ref().map(|s| s.recorder());
-                gate.pass();
+                start.pass();
                 for _ in 0..ops {
                     wrong += u64::from(!admit_recorded(dedup, publisher, recorder.as_mut()));
                 }
@@ -289,17 +289,17 @@ impl<D: SequenceDedup> PurgeSweep<D> {
             let swept = AtomicBool::new(false);
             let (swept, wrong_ref, sink) = (&swept, &mut wrong, &sink);
             let threads: Vec<TimedThread<'_>> = vec![
-                Box::new(move |gate: &Gate<'_>| {
+                Box::new(move |start: &StartLine<'_>| {
                     std::hint::black_box(publisher.run(dedup, warm_up));
                     let mut recorder = sink.as_ref().map(|s| s.recorder());
-                    gate.pass();
+                    start.pass();
                     while !swept.load(Ordering::Acquire) {
                         *wrong_ref +=
                             u64::from(!admit_recorded(dedup, publisher, recorder.as_mut()));
                     }
                 }),
-                Box::new(move |gate: &Gate<'_>| {
-                    gate.pass();
+                Box::new(move |start: &StartLine<'_>| {
+                    start.pass();
                     for name in inactive {
                         dedup.purge(name);
                     }

@@ -8,7 +8,7 @@ use std::sync::Barrier;
 use std::time::Duration;
 
 use labkit::lab::Window;
-use labkit::threads::{Gate, TimedThread, timed_threads};
+use labkit::threads::{StartLine, TimedThread, timed_threads};
 
 use crate::{DupStatus, Position, SequenceBatch, SequenceDedup};
 
@@ -303,11 +303,11 @@ pub fn run_window<D: SequenceDedup>(
         .iter_mut()
         .map(|worker| {
             let warm_up = &warm_up;
-            Box::new(move |gate: &Gate<'_>| {
+            Box::new(move |start: &StartLine<'_>| {
                 warm_up.wait();
                 std::hint::black_box(worker.run(dedup, warm_up_ops));
                 worker.lost_races = 0;
-                gate.pass();
+                start.pass();
                 std::hint::black_box(worker.run(dedup, ops));
             }) as TimedThread<'_>
         })

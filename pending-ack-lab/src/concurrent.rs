@@ -16,7 +16,7 @@ use std::time::Duration;
 use labkit::lab::{Runner, Window};
 use labkit::latency::LatencyRecorder;
 use labkit::record::EventName;
-use labkit::threads::{Gate, TimedThread, timed_threads};
+use labkit::threads::{StartLine, TimedThread, timed_threads};
 
 use crate::shared::{Mutexed, SharedPendingAcks};
 use crate::workload::{Dataset, seed_value};
@@ -270,9 +270,9 @@ impl<S: SharedPendingAcks> Cycle<S> {
                     Role::Prober { .. } | Role::Cleaner => false,
                 };
                 let sink = sink.clone().filter(|_| timed);
-                Box::new(move |gate: &Gate<'_>| {
+                Box::new(move |start: &StartLine<'_>| {
                     let mut recorder = sink.as_ref().map(|s| s.recorder());
-                    gate.pass();
+                    start.pass();
                     role.run(map, keys, shape, progress, recorder.as_mut());
                 }) as TimedThread<'_>
             })

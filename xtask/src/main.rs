@@ -55,7 +55,7 @@ enum Command {
     /// 95 % interval and a verdict (also written to target/lab/compare/).
     Compare(CompareArgs),
     /// The deterministic regression gate on instruction counts (gungraun).
-    Gate(GateArgs),
+    StartLine(GateArgs),
     /// Write a DHAT heap profile of one implementation on one case to target/lab/dhat/ (open it
     /// in DHAT's dh_view.html).
     Alloc(AllocArgs),
@@ -237,7 +237,7 @@ fn main() {
         Command::Bench(args) => bench(&args),
         Command::Report(args) => report(&args),
         Command::Compare(args) => compare_command::compare(&args),
-        Command::Gate(args) => gate(&args),
+        Command::StartLine(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
         Command::Writeup(args) => writeup_command::writeup(&args),
         Command::Test => suite::test(),

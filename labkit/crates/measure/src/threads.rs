@@ -10,16 +10,16 @@ use std::time::{Duration, Instant};
 
 use crate::lab::Window;
 
-/// One thread of [`timed_threads`]: what it runs, given its [`Gate`].
-pub type TimedThread<'env> = Box<dyn FnOnce(&Gate<'_>) + Send + 'env>;
+/// One thread of [`timed_threads`]: what it runs, given its [`StartLine`].
+pub type TimedThread<'env> = Box<dyn FnOnce(&StartLine<'_>) + Send + 'env>;
 
 /// Where a thread of [`timed_threads`] waits for the measured window: what it does before
 /// passing is untimed preparation, what follows is measured.
-pub struct Gate<'a> {
+pub struct StartLine<'a> {
     pass: RefCell<Option<Box<dyn FnOnce() + 'a>>>,
 }
 
-impl<'a> Gate<'a> {
+impl<'a> StartLine<'a> {
     fn new(pass: impl FnOnce() + 'a) -> Self {
         Self {
             pass: RefCell::new(Some(Box::new(pass))),
@@ -37,7 +37,7 @@ impl<'a> Gate<'a> {
 }
 
 /// Runs each of `threads` on a scoped thread of its own, opens `window` once every one has
-/// reached its gate, releases them together, and closes `window` once all have returned. Returns
+/// reached its start line, releases them together, and closes `window` once all have returned. Returns
 /// the measured wall time: from the first thread's release to the last one's return, as the
 /// threads read the clock themselves. A single thread runs on the calling thread, with no spawn
 /// or barrier (its stack is the one the pass placed).
@@ -46,12 +46,12 @@ pub fn timed_threads(window: &mut dyn Window, threads: Vec<TimedThread<'_>>) -> 
         let thread = threads.into_iter().next().expect("one thread");
         let began = std::cell::Cell::new(None);
         {
-            let gate = Gate::new(|| {
+            let start = StartLine::new(|| {
                 window.open();
                 began.set(Some(Instant::now()));
             });
-            thread(&gate);
-            gate.pass();
+            thread(&start);
+            start.pass();
         }
         let elapsed = began.get().map_or(Duration::ZERO, |b| b.elapsed());
         window.close();
@@ -66,13 +66,13 @@ pub fn timed_threads(window: &mut dyn Window, threads: Vec<TimedThread<'_>>) -> 
             let (ready, start, done, edges) = (&ready, &start, &done, &edges);
             scope.spawn(move || {
                 let released = std::cell::Cell::new(None);
-                let gate = Gate::new(|| {
+                let start = StartLine::new(|| {
                     ready.wait();
                     start.wait();
                     released.set(Some(Instant::now()));
                 });
-                thread(&gate);
-                gate.pass();
+                thread(&start);
+                start.pass();
                 let ended = Instant::now();
                 let released = released.get().unwrap_or(ended);
                 let mut edges = edges.lock().unwrap_or_else(|e| e.into_inner());
@@ -135,13 +135,13 @@ mod tests {
             let threads: Vec<TimedThread<'_>> = (0..n)
                 .map(|t| {
                     let done = &done;
-                    Box::new(move |gate: &Gate<'_>| {
+                    Box::new(move |start: &StartLine<'_>| {
                         done.fetch_add(1, Ordering::SeqCst);
-                        gate.pass();
+                        start.pass();
                         done.fetch_add(10, Ordering::SeqCst);
                         // A thread that never passes (the last) passes on returning.
                         if t == 0 {
-                            gate.pass();
+                            start.pass();
                         }
                     }) as TimedThread<'_>
                 })
@@ -161,11 +161,11 @@ mod tests {
             at_close: None,
         };
         let threads: Vec<TimedThread<'_>> = vec![
-            Box::new(|gate: &Gate<'_>| {
-                gate.pass();
+            Box::new(|start: &StartLine<'_>| {
+                start.pass();
                 done.fetch_add(1, Ordering::SeqCst);
             }),
-            Box::new(|_: &Gate<'_>| {
+            Box::new(|_: &StartLine<'_>| {
                 done.fetch_add(1, Ordering::SeqCst);
             }),
         ];
