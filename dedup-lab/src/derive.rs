@@ -4,8 +4,7 @@
 use labkit::record::{Metric, Record, ResultSet};
 
 use crate::lab::{
-    BESIDE_INACTIVE, DESCRIBED, FOOTPRINT, FOOTPRINT_PER_PRODUCER, LAB, PURGE_ADDED_TAIL,
-    PURGE_SWEEP,
+    BESIDE_INACTIVE, CASES, FOOTPRINT, FOOTPRINT_PER_PRODUCER, LAB, PURGE_ADDED_TAIL, PURGE_SWEEP,
 };
 use crate::runners::Setup;
 
@@ -16,7 +15,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     for r in &set.records {
         if r.id.experiment == FOOTPRINT
             && r.metric == Metric::RetainedBytes
-            && let Some(Setup::Footprint(growth)) = DESCRIBED.value(FOOTPRINT, &r.id.parameter)
+            && let Some(Setup::Footprint(growth)) = CASES.value(FOOTPRINT, &r.id.parameter)
         {
             let id = r.id.with_case(FOOTPRINT_PER_PRODUCER, &r.id.parameter);
             out.push(Record::new(id, r.metric, r.value / growth.kept as f64));

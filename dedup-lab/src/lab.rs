@@ -283,7 +283,7 @@ mod tests {
         LAB,
         with_implementations,
         |e: &Experiment, p: &Parameter| {
-            !matches!(DESCRIBED.value(e.name, &p.name), Some(Setup::Footprint(g)) if g.producers > 10_000)
+            !matches!(CASES.value(e.name, &p.name), Some(Setup::Footprint(g)) if g.producers > 10_000)
         }
     );
 

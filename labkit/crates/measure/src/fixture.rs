@@ -2,7 +2,7 @@
 //! anything else that reads a description.
 
 use crate::lab::{
-    BenchCase, Describe, Described, Experiment, Kind, Lab, Parameter, Runner, Typed, Window,
+    BenchCase, CaseTable, Describe, Experiment, Kind, Lab, Parameter, Runner, Typed, Window,
 };
 use crate::record::{Record, ResultSet};
 use std::time::Duration;
@@ -12,14 +12,14 @@ use std::time::Duration;
 pub struct TinyLab {
     name: &'static str,
     implementations: [&'static str; 2],
-    described: Described<()>,
+    described: CaseTable<()>,
 }
 
 /// The fixture lab: `base` and `fast`.
 pub static TINY: TinyLab = TinyLab {
     name: "tiny",
     implementations: ["base", "fast"],
-    described: Described::new(tiny_experiments),
+    described: CaseTable::new(tiny_experiments),
 };
 
 /// A second fixture lab with the same experiments and designs of other names (`plain`, `quick`):
@@ -27,7 +27,7 @@ pub static TINY: TinyLab = TinyLab {
 pub static OTHER: TinyLab = TinyLab {
     name: "other",
     implementations: ["plain", "quick"],
-    described: Described::new(tiny_experiments),
+    described: CaseTable::new(tiny_experiments),
 };
 
 struct Idle;
@@ -84,7 +84,7 @@ impl Lab for TinyLab {
 pub static NARROW: TinyLab = TinyLab {
     name: "narrow",
     implementations: ["base", "fast"],
-    described: Described::new(narrow_experiments),
+    described: CaseTable::new(narrow_experiments),
 };
 
 fn narrow_experiments() -> Vec<Typed<()>> {

@@ -40,12 +40,12 @@ struct Catalog<C> {
 
 /// A lab's experiments and their cases' values, built by `build` the first time they are asked
 /// for and kept: every lookup reads the same description. Held in a `static` of the lab.
-pub struct Described<C: 'static> {
+pub struct CaseTable<C: 'static> {
     build: fn() -> Vec<Typed<C>>,
     catalog: OnceLock<Catalog<C>>,
 }
 
-impl<C> Described<C> {
+impl<C> CaseTable<C> {
     pub const fn new(build: fn() -> Vec<Typed<C>>) -> Self {
         Self {
             build,
@@ -105,7 +105,7 @@ mod tests {
     use crate::fixture::TINY;
     use crate::lab::Kind;
 
-    static SIZES: Described<u32> = Described::new(|| {
+    static SIZES: CaseTable<u32> = CaseTable::new(|| {
         vec![Experiment::of("op", "one op", Kind::Steady).on([
             (Parameter::new("small", "small", false), 1),
             (Parameter::new("large", "large", false), 1_000),

@@ -2,8 +2,8 @@
 //! what is particular to it, so a lab states its name, its cases, its designs and how a case
 //! opens, and nothing it would write the same way as every other lab.
 
-/// Declares a lab: a unit struct, its `static`, the `static DESCRIBED` holding its experiments
-/// with the lab's own value for each case ([`Described::value`](crate::lab::Described::value)
+/// Declares a lab: a unit struct, its `static`, the `static CASES` holding its experiments
+/// with the lab's own value for each case ([`CaseTable::value`](crate::lab::CaseTable::value)
 /// reads one by its names), and its `Describe` and `Lab` impls.
 ///
 /// ```text
@@ -43,7 +43,7 @@ macro_rules! lab {
         $vis struct $ty;
 
         /// The lab's experiments, each case with the lab's own value for it.
-        pub(crate) static DESCRIBED: $crate::lab::Described<$case> = $crate::lab::Described::new($experiments);
+        pub(crate) static CASES: $crate::lab::CaseTable<$case> = $crate::lab::CaseTable::new($experiments);
 
         impl $crate::lab::Describe for $ty {
             fn name(&self) -> &'static str {
@@ -69,7 +69,7 @@ macro_rules! lab {
             )?
 
             fn experiments(&self) -> &[$crate::lab::Experiment] {
-                DESCRIBED.experiments()
+                CASES.experiments()
             }
 
             fn claimed_cases(&self) -> Vec<$crate::lab::ClaimedCase> {
@@ -85,7 +85,7 @@ macro_rules! lab {
                 $implementation: &str,
                 $bench_case: &$crate::lab::BenchCase,
             ) -> Result<Box<dyn $crate::lab::Runner>, String> {
-                let $value = DESCRIBED.case(self, $implementation, $bench_case)?;
+                let $value = CASES.case(self, $implementation, $bench_case)?;
                 $open
             }
 

@@ -301,7 +301,7 @@ pub trait Describe: Sync {
     fn jvm_designs(&self) -> Vec<&'static str> {
         Vec::new()
     }
-    /// Every experiment, in report order: built once (a lab keeps them in a [`Described`], with
+    /// Every experiment, in report order: built once (a lab keeps them in a [`CaseTable`], with
     /// its own value for each case).
     fn experiments(&self) -> &[Experiment];
     /// Wall-time sampling per run mode.

@@ -139,7 +139,7 @@ impl crate::lab::Describe for CountingLab {
         vec!["base"]
     }
     fn experiments(&self) -> &[Experiment] {
-        static DESCRIBED: crate::lab::Described<()> = crate::lab::Described::new(|| {
+        static CASES: crate::lab::CaseTable<()> = crate::lab::CaseTable::new(|| {
             let op = |name, fresh_per_sample| Experiment {
                 latency: LatencyRecording::InTimedSamples,
                 fresh_per_sample,
@@ -156,7 +156,7 @@ impl crate::lab::Describe for CountingLab {
                 op("halfway", false).into(),
             ]
         });
-        DESCRIBED.experiments()
+        CASES.experiments()
     }
 }
 
