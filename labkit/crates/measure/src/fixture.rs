@@ -12,14 +12,14 @@ use std::time::Duration;
 pub struct TinyLab {
     name: &'static str,
     implementations: [&'static str; 2],
-    described: CaseTable<()>,
+    cases: CaseTable<()>,
 }
 
 /// The fixture lab: `base` and `fast`.
 pub static TINY: TinyLab = TinyLab {
     name: "tiny",
     implementations: ["base", "fast"],
-    described: CaseTable::new(tiny_experiments),
+    cases: CaseTable::new(tiny_experiments),
 };
 
 /// A second fixture lab with the same experiments and designs of other names (`plain`, `quick`):
@@ -27,7 +27,7 @@ pub static TINY: TinyLab = TinyLab {
 pub static OTHER: TinyLab = TinyLab {
     name: "other",
     implementations: ["plain", "quick"],
-    described: CaseTable::new(tiny_experiments),
+    cases: CaseTable::new(tiny_experiments),
 };
 
 struct Idle;
@@ -65,7 +65,7 @@ impl Describe for TinyLab {
     }
 
     fn experiments(&self) -> &[Experiment] {
-        self.described.experiments()
+        self.cases.experiments()
     }
 
     fn quick_selection(&self) -> Vec<&'static str> {
@@ -75,7 +75,7 @@ impl Describe for TinyLab {
 
 impl Lab for TinyLab {
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String> {
-        self.described.case(self, implementation, case)?;
+        self.cases.case(self, implementation, case)?;
         Ok(Box::new(Idle))
     }
 }
@@ -84,7 +84,7 @@ impl Lab for TinyLab {
 pub static NARROW: TinyLab = TinyLab {
     name: "narrow",
     implementations: ["base", "fast"],
-    described: CaseTable::new(narrow_experiments),
+    cases: CaseTable::new(narrow_experiments),
 };
 
 fn narrow_experiments() -> Vec<Typed<()>> {
