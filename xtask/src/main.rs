@@ -6,6 +6,7 @@
 mod binaries;
 mod collect;
 mod compare_command;
+mod environment;
 mod justfile;
 mod labs;
 mod new_lab;
@@ -55,7 +56,7 @@ enum Command {
     /// 95 % interval and a verdict (also written to target/lab/compare/).
     Compare(CompareArgs),
     /// The deterministic regression gate on instruction counts (gungraun).
-    StartLine(GateArgs),
+    Gate(GateArgs),
     /// Write a DHAT heap profile of one implementation on one case to target/lab/dhat/ (open it
     /// in DHAT's dh_view.html).
     Alloc(AllocArgs),
@@ -237,7 +238,7 @@ fn main() {
         Command::Bench(args) => bench(&args),
         Command::Report(args) => report(&args),
         Command::Compare(args) => compare_command::compare(&args),
-        Command::StartLine(args) => gate(&args),
+        Command::Gate(args) => gate(&args),
         Command::Alloc(args) => alloc(&args),
         Command::Writeup(args) => writeup_command::writeup(&args),
         Command::Test => suite::test(),
@@ -306,7 +307,9 @@ fn bench(args: &BenchArgs) -> Result<()> {
     // one lab's fresh results in bench-results/ do not mark the next lab's run as dirty.
     let environments: Vec<Environment> = chosen
         .iter()
-        .map(|lab| Environment::capture(&root(), lab.package(), !lab.jvm_designs().is_empty()))
+        .map(|lab| {
+            crate::environment::capture(&root(), lab.package(), !lab.jvm_designs().is_empty())
+        })
         .collect();
     let dirty = environments
         .iter()

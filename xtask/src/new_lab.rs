@@ -110,8 +110,9 @@ mod tests {
     #[test]
     fn names_fill_every_placeholder_and_bad_names_are_refused_before_anything_is_written() {
         let filled = fill(FILES[3].1, "ring-buffer", QUESTION);
-        assert!(filled.contains("pub static LAB: RingBufferLab = RingBufferLab;"));
-        assert!(filled.contains("\"ring-buffer-lab\""));
+        assert!(
+            filled.contains("pub static LAB: RingBufferLab = \"ring-buffer\", \"ring-buffer-lab: ")
+        );
         for (path, text) in FILES {
             assert!(!fill(text, "x", QUESTION).contains("__"), "{path}");
         }
