@@ -25,7 +25,6 @@ labkit::lab! {
         };
         crate::runners::open(implementation, *scenario, client)
     };
-    answers: crate::report::answers();
     derived: crate::derive::derived;
     describe {
         fn tools(&self) -> Vec<labkit::tools::Tool> {

@@ -15,7 +15,6 @@ labkit::lab! {
     cases: Setup = experiments;
     designs: crate::measured_names();
     open(implementation, setup, _case) => crate::runners::open(implementation, *setup);
-    answers: crate::report::answers();
     jvm: JVM_DESIGNS, JVM_SOURCES;
     derived: crate::derive::derived;
     describe {

@@ -91,6 +91,10 @@ fn settings() -> Vec<(&'static str, String)> {
 }
 
 impl LabReport for DedupLab {
+    fn answers(&self) -> Option<Answers> {
+        Some(answers())
+    }
+
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
         let implementations = LAB.implementations();
@@ -113,7 +117,6 @@ impl LabReport for DedupLab {
         }));
         let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {
-            answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")).blocks(vec![
                 ("churn_unexpected", Block::Markdown(unexpected.render())),

@@ -3,7 +3,7 @@
 //! `cargo xtask` builds each lab's benches and asks its `lab` binary for what it cannot compute
 //! from records alone:
 //!
-//! - `--describe`: the lab's [`Description`] as JSON on stdout (implementations, experiments with
+//! - `--describe`: the lab's [`Description`](crate::lab::Description) as JSON on stdout (implementations, experiments with
 //!   their parameters and kinds, timing per run mode, cost buckets);
 //! - `--derive <set.json>`: the set with the lab's derived records added ([`Lab::derived`]), as
 //!   JSON on stdout, for write-ups;
@@ -16,8 +16,7 @@
 use std::path::Path;
 
 use crate::args::exit_with_usage_error;
-use crate::document::{LabReport, details_file, render, with_derived};
-use crate::lab::Description;
+use crate::document::{LabReport, description, details_file, render, with_derived};
 use crate::record::{ResultSet, write_atomic};
 
 const USAGE: &str = "usage: lab --describe | --derive <set.json> | --render <set.json> <dir>";
@@ -31,7 +30,7 @@ pub fn lab_main(lab: &'static dyn LabReport) {
     let words: Vec<&str> = args.iter().map(String::as_str).collect();
     let outcome = match words.as_slice() {
         ["--describe"] => {
-            println!("{}", Description::of(lab).to_json());
+            println!("{}", description(lab).to_json());
             Ok(())
         }
         ["--derive", set] => ResultSet::load(Path::new(set)).map(|set| {

@@ -69,11 +69,14 @@ fn groups() -> Vec<(&'static str, Vec<labkit::template::Item<'static>>)> {
 }
 
 impl LabReport for PendingAckLab {
+    fn answers(&self) -> Option<Answers> {
+        Some(answers())
+    }
+
     fn report(&self, set: &ResultSet) -> Document {
         let targets = target_specs();
         let concurrency = concurrency_target_specs();
         Document {
-            answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")),
             targets: vec![

@@ -190,6 +190,12 @@ impl BenchBinaries {
 
     /// A command running the bench binary `bench` of the lab package `package`.
     pub fn command_in(&self, package: &str, bench: &str) -> Result<Command> {
+        let executable = self.executable(package, bench)?;
+        Ok(self.command_of_package(package, executable))
+    }
+
+    /// The built executable of the bench `bench` of the lab package `package`.
+    pub fn executable(&self, package: &str, bench: &str) -> Result<&Path> {
         let key = (self.workspace.join(package), bench.to_owned());
         let executable = self.executables.get(&key).ok_or_else(|| {
             anyhow!(
@@ -197,7 +203,7 @@ impl BenchBinaries {
                 key.0.display()
             )
         })?;
-        Ok(self.command_of_package(package, executable))
+        Ok(executable)
     }
 
     /// A command running `executable` (one of `lab`'s bench binaries) as `cargo bench` would.

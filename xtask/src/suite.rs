@@ -95,6 +95,7 @@ pub(crate) fn test() -> Result<()> {
             records.len()
         );
     }
+    measurement_binaries_link_no_report_code(now)?;
     cargo_bench_prints_every_lab()?;
     println!(
         "==> tests and smoke runs passed in {:.0} s",
@@ -125,6 +126,49 @@ fn smoke_writeups() -> Result<()> {
             names: Vec::new(),
         })?;
     }
+    Ok(())
+}
+
+/// Symbols of the kit's report code: answers, pages, templates.
+const REPORT_CODE: [&str; 4] = [
+    "labkit_report::",
+    "labkit::answers::",
+    "labkit::document::",
+    "minijinja::",
+];
+
+/// Every measurement binary of every lab links none of the report code, which only its `lab`
+/// binary needs: its symbols (`nm`) name none of [`REPORT_CODE`].
+fn measurement_binaries_link_no_report_code(binaries: &BenchBinaries) -> Result<()> {
+    for lab in labs::all()? {
+        for bench in ["time", "alloc", "instructions", "compare"] {
+            let executable = binaries.executable(lab.package(), bench)?;
+            let symbols =
+                crate::shell::output(std::process::Command::new("nm").arg("-C").arg(executable))?;
+            let linked: Vec<&str> = symbols
+                .lines()
+                .filter(|l| REPORT_CODE.iter().any(|code| l.contains(code)))
+                .take(3)
+                .collect();
+            if !linked.is_empty() {
+                bail!(
+                    "{}'s `{bench}` binary links report code: {}",
+                    lab.name(),
+                    linked.join("; ")
+                );
+            }
+        }
+        let lab_binary = binaries.executable(lab.package(), "lab")?;
+        let symbols =
+            crate::shell::output(std::process::Command::new("nm").arg("-C").arg(lab_binary))?;
+        if !symbols.contains("labkit::document::") {
+            bail!(
+                "{}'s `lab` binary: no report symbols to look for",
+                lab.name()
+            );
+        }
+    }
+    println!("==> no measurement binary links report code");
     Ok(())
 }
 

@@ -28,8 +28,6 @@ use crate::template;
 /// What a lab's report holds.
 #[derive(Default)]
 pub struct Document {
-    /// The write-up's claims, checked at the top of the report.
-    pub answers: Option<Answers>,
     /// The lab's own checks of its run, closing the trust section (a ceiling that holds, samples
     /// that hold their rounds): markdown under a heading of the kit's.
     pub trust: Option<Block>,
@@ -110,6 +108,21 @@ pub struct Rendered {
 pub trait LabReport: Lab {
     /// What the report holds; `set` includes the lab's derived records.
     fn report(&self, set: &ResultSet) -> Document;
+
+    /// The write-up's claims the lab answers, for the cases they name
+    /// ([`Describe::claimed_cases`](crate::lab::Describe::claimed_cases)).
+    fn answers(&self) -> Option<Answers> {
+        None
+    }
+}
+
+/// What `lab` says about itself, its claimed cases included: what its `lab` binary tells the
+/// driver.
+pub fn description(lab: &dyn LabReport) -> crate::lab::Description {
+    crate::lab::Description {
+        claimed_cases: lab.answers().map(|a| a.claimed_cases()).unwrap_or_default(),
+        ..crate::lab::Description::of(lab)
+    }
 }
 
 /// The file name of a lab's details page.
@@ -200,12 +213,12 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
             environment_section(&set)
         )
     };
-    let verdict = document
-        .answers
+    let claims = lab.answers();
+    let verdict = claims
         .as_ref()
         .and_then(|a| crate::answers::verdict_paragraph(a, &set))
         .map_or(String::new(), |p| format!("{p}\n\n"));
-    let checked = document.answers.as_ref().map(|a| a.check(&set));
+    let checked = claims.as_ref().map(|a| a.check(&set));
     let answers = checked.as_ref().map_or(String::new(), |c| {
         format!("## Answers\n\n{}\n\n", c.markdown)
     });

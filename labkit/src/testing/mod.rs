@@ -345,10 +345,11 @@ pub const VERDICT_WORDS: usize = 120;
 /// a verdict paragraph of at most [`VERDICT_WORDS`] words.
 pub fn report_renders(lab: &dyn LabReport) {
     let full = full_set(lab);
+    let claimed = crate::document::description(lab).claimed_cases;
     let partial = result_set(lab, full.records[..1].to_vec());
     let replacing = ResultSet {
         previous: Some(Box::new(
-            full.as_previous(|r| crate::travel::kept(r, &lab.claimed_cases())),
+            full.as_previous(|r| crate::travel::kept(r, &claimed)),
         )),
         ..full.clone()
     };
@@ -360,8 +361,7 @@ pub fn report_renders(lab: &dyn LabReport) {
     ] {
         let rendered = render(lab, &set).unwrap_or_else(|err| panic!("{what} set: {err}"));
         let verdict = lab
-            .report(&set)
-            .answers
+            .answers()
             .and_then(|a| crate::answers::verdict_paragraph(&a, &set));
         if let Some(verdict) = verdict {
             let words = verdict.split_whitespace().count();
@@ -391,7 +391,7 @@ pub fn report_renders(lab: &dyn LabReport) {
 /// described experiment names one of its parameters; a claim on a derived record
 /// ([`Lab::derived`], an experiment of its own) names a parameter of some described experiment.
 pub fn answers_name_the_description(lab: &dyn LabReport) {
-    let Some(answers) = lab.report(&result_set(lab, vec![])).answers else {
+    let Some(answers) = lab.answers() else {
         return;
     };
     let implementations = lab.implementations();
@@ -447,7 +447,6 @@ impl LabReport for TinyLab {
         let rows = vec![Row::new("op", "small", "small")];
         Document {
             trust: None,
-            answers: None,
             main: Page::new("{{split}}").with("split", Block::CostSplit(rows.clone())),
             details: Page::new("{{time}}")
                 .with("time", Block::Table(Metric::NsPerOp, rows.clone())),

@@ -18,7 +18,6 @@ labkit::lab! {
     cases: u64 = experiments;
     designs: measured_names();
     open(implementation, keys, _case) => build_implementation(implementation, &mut Open(*keys));
-    answers: answers();
 }
 
 /// One add of a key the counter already holds.
@@ -93,6 +92,10 @@ labkit::report_files! {
 }
 
 impl LabReport for __TYPE__ {
+    fn answers(&self) -> Option<Answers> {
+        Some(answers())
+    }
+
     fn report(&self, set: &ResultSet) -> Document {
         let rows = labkit::rows::select(&LAB, ADD, set.environment.cores);
         let title = "__NAME__: time per add (ns/op, median)";
@@ -101,7 +104,6 @@ impl LabReport for __TYPE__ {
         let experiments = |name: &str| labkit::targets::own_experiment(&LAB, name);
         let targets = TargetSection::new("targets", set, &target_specs(), experiments);
         Document {
-            answers: Some(answers()),
             main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")),
             targets: vec![targets],

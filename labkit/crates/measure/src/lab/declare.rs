@@ -13,7 +13,6 @@
 ///     cases: Target = experiments;                  // fn() -> Vec<Typed<Target>>
 ///     designs: crate::measured_names();             // the registry's list
 ///     open(implementation, target, _case) => crate::runners::open(implementation, *target);
-///     answers: crate::report::answers();            // the claims, for their cases
 ///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
 ///     derived: crate::derive::derived;              // optional: fn(&ResultSet) -> Vec<Record>
 ///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
@@ -31,7 +30,6 @@ macro_rules! lab {
         cases: $case:ty = $experiments:path;
         designs: $designs:expr;
         open($implementation:ident, $value:ident, $bench_case:ident) => $open:expr;
-        answers: $answers:expr;
         $(jvm: $jvm:expr, $sources:expr;)?
         $(derived: $derived:path;)?
         $(describe { $($describe:tt)* })?
@@ -70,10 +68,6 @@ macro_rules! lab {
 
             fn experiments(&self) -> &[$crate::lab::Experiment] {
                 CASES.experiments()
-            }
-
-            fn claimed_cases(&self) -> Vec<$crate::lab::ClaimedCase> {
-                $answers.claimed_cases()
             }
 
             $($($describe)*)?

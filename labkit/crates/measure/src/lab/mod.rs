@@ -330,7 +330,9 @@ pub trait Describe: Sync {
     /// Every case the lab's answers claim something on, with the write-up's figure where it
     /// published one (`crate::answers::Answers::claimed_cases`): write-ups print the figure beside
     /// the lab's, and a full run keeps these records of the run it replaces, so each answer row
-    /// can say whether its verdict held.
+    /// can say whether its verdict held. A lab states them in its report's answers (the top
+    /// crate's `LabReport::answers`), which its `lab` binary puts in the [`Description`] the
+    /// driver reads: the answers are report code, which no measurement binary links.
     fn claimed_cases(&self) -> Vec<ClaimedCase> {
         Vec::new()
     }
