@@ -16,7 +16,6 @@ labkit::lab! {
     /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: CoalesceLab = "coalesce", "coalesce-lab: the /metrics endpoint under concurrent scrapers";
     cases: Scenario = experiments;
-    designs: crate::implementation_names();
     open(implementation, scenario, case) => {
         let client = if case.experiment == SCRAPE_BY_OHA {
             crate::runners::Client::Oha
@@ -196,7 +195,6 @@ fn experiments() -> Vec<Typed<Scenario>> {
 mod tests {
     use super::*;
     use crate::load::LAG_EDGES;
-    use crate::with_implementations;
     use labkit::lab::{BenchCase, Describe, EventTally, Lab};
 
     // Every scenario is opened and served by the smoke run's optimised build; a debug-build test

@@ -9,6 +9,22 @@
 //! [`implementations`]; [`with_implementations!`] is the one list of them that tests and every
 //! measurement iterate.
 
+extern crate self as coalesce_lab;
+
+// Every design, the baseline first: the one list that tests, benches, allocation and footprint
+// runs iterate. A new design is one file under `implementations/` and one line here.
+lab_registry::designs! {
+    crate coalesce_lab; trait MetricsEndpoint;
+    serial_queue => SerialQueue,
+    bounded_pool => BoundedPool,
+    coalescing => Coalescing,
+    coalescing_window => CoalescingWindow,
+    coalescing_pooled => CoalescingPooled,
+    shared_future => SharedFuture,
+    coalescing_gzip_once => CoalescingGzipOnce,
+    static_body => StaticBody,
+}
+
 pub mod buffer;
 mod client_threads;
 mod closed_loop;
@@ -118,28 +134,3 @@ pub trait MetricsEndpoint: Send + Sync + 'static {
     /// Requests queued or being generated right now (an unbounded queue shows here).
     fn backlog(&self) -> usize;
 }
-
-/// Calls `$callback!` with the list of every implementation as `module::Type` paths, so every
-/// user shares one list. Adding a design means adding one file and one line here.
-#[macro_export]
-macro_rules! with_implementations {
-    ($callback:ident) => {
-        $callback! {
-            serial_queue => $crate::implementations::serial_queue::SerialQueue,
-            bounded_pool => $crate::implementations::bounded_pool::BoundedPool,
-            coalescing => $crate::implementations::coalescing::Coalescing,
-            coalescing_window => $crate::implementations::coalescing_window::CoalescingWindow,
-            coalescing_pooled => $crate::implementations::coalescing_pooled::CoalescingPooled,
-            shared_future => $crate::implementations::shared_future::SharedFuture,
-            coalescing_gzip_once => $crate::implementations::coalescing_gzip_once::CoalescingGzipOnce,
-            static_body => $crate::implementations::static_body::StaticBody,
-        }
-    };
-}
-
-macro_rules! registry {
-    ($($list:tt)*) => {
-        lab_registry::implementation_registry! { trait MetricsEndpoint; $($list)* }
-    };
-}
-with_implementations!(registry);

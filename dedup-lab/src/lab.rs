@@ -13,8 +13,6 @@ labkit::lab! {
     /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
     cases: Setup = experiments;
-    designs: crate::measured_names();
-    open(implementation, setup, _case) => crate::runners::open(implementation, *setup);
     jvm: JVM_DESIGNS, JVM_SOURCES;
     derived: crate::derive::derived;
     describe {
@@ -46,17 +44,8 @@ pub const LOST_RACES: EventName = EventName::new("lost-races");
 /// admission shapes and the footprint growth cases.
 const JVM_DESIGNS: [&str; 3] = ["jvm-monitor", "jvm-replace", labkit::record::JVM_FLOOR];
 
-const JVM_SOURCES: JvmSources = labkit::jvm_sources!(
-    "dedup.DedupLab",
-    "dedup/DedupLab.java",
-    "dedup/Dedup.java",
-    "dedup/Watermarks.java",
-    "dedup/Monitor.java",
-    "dedup/Replace.java",
-    "dedup/Floor.java",
-    "dedup/Shape.java",
-    "dedup/Worker.java",
-);
+const JVM_SOURCES: JvmSources =
+    labkit::jvm_sources!(dedup: DedupLab; Dedup Watermarks Monitor Replace Floor Shape Worker);
 
 /// Admission checks on every shape.
 pub(crate) const ADMISSION: &str = "admission";
@@ -274,7 +263,6 @@ fn purges() -> [Typed<Setup>; 2] {
 mod tests {
     use super::*;
 
-    use crate::with_implementations;
     use labkit::lab::Describe;
 
     // Growth beyond 10^4 producers is left to the smoke run's optimised build.

@@ -5,6 +5,23 @@
 //! Pulsar does, for sequence ids and for replicated messages' (ledger, entry) source positions. Every design is one file under [`implementations`]; [`with_implementations!`] is
 //! the one list of them that tests, benches, allocation and footprint runs all iterate.
 
+extern crate self as dedup_lab;
+
+// Every design, the baseline first: the one list that tests, benches, allocation and footprint
+// runs iterate. A new design is one file under `implementations/` and one line here.
+lab_registry::designs! {
+    crate dedup_lab; trait SequenceDedup;
+    topic_mutex => TopicMutex,
+    chm_monitor_unboxed => ChmMonitorUnboxed,
+    chm_replace_unboxed => ChmReplaceUnboxed,
+    papaya_cas => PapayaCas,
+    atomic_slot => AtomicSlot,
+    sharded_lock => ShardedLock,
+    producer_handle => ProducerHandle,
+    packed_handle => PackedHandle,
+    ; floor harness_floor => HarnessFloor
+}
+
 pub mod churn;
 pub mod derive;
 pub mod implementations;
@@ -87,35 +104,3 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
     /// contract).
     fn purge(&self, producer: &str);
 }
-
-/// Calls `$callback!` with the list of every implementation as `module::Type` paths, so macro
-/// users (gungraun benches) and [`for_each_implementation`] share one list. Adding a design means
-/// adding one file and one line here.
-///
-/// After the `;`, the harness floor ([`implementations::harness_floor`]): measured like the
-/// designs, never visited by [`for_each_implementation`], so no correctness suite iterates it.
-#[macro_export]
-macro_rules! with_implementations {
-    ($callback:ident) => {
-        $callback! {
-            topic_mutex => $crate::implementations::topic_mutex::TopicMutex,
-            chm_monitor_unboxed =>
-                $crate::implementations::chm_monitor_unboxed::ChmMonitorUnboxed,
-            chm_replace_unboxed =>
-                $crate::implementations::chm_replace_unboxed::ChmReplaceUnboxed,
-            papaya_cas => $crate::implementations::papaya_cas::PapayaCas,
-            atomic_slot => $crate::implementations::atomic_slot::AtomicSlot,
-            sharded_lock => $crate::implementations::sharded_lock::ShardedLock,
-            producer_handle => $crate::implementations::producer_handle::ProducerHandle,
-            packed_handle => $crate::implementations::packed_handle::PackedHandle,
-            ; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
-        }
-    };
-}
-
-macro_rules! registry {
-    ($($list:tt)*) => {
-        lab_registry::implementation_registry! { trait SequenceDedup; $($list)* }
-    };
-}
-with_implementations!(registry);

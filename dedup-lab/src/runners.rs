@@ -7,9 +7,9 @@ use labkit::lab::{Runner, Window};
 use crate::churn::{Churn, PurgeSweep};
 use crate::lab::{Growth, LOST_RACES};
 use crate::workload::{Ids, Shape, Worker, run_window};
-use crate::{ImplementationBuilder, SequenceBatch, SequenceDedup, build_implementation};
+use crate::{ImplementationBuilder, SequenceBatch, SequenceDedup};
 
-/// What [`Open`] prepares.
+/// What a case prepares for the implementation it is opened on.
 #[derive(Clone, Copy)]
 pub(crate) enum Setup {
     Admission(Shape, Ids),
@@ -18,19 +18,12 @@ pub(crate) enum Setup {
     Footprint(Growth),
 }
 
-/// `implementation` prepared for `setup`.
-pub(crate) fn open(implementation: &str, setup: Setup) -> Result<Box<dyn Runner>, String> {
-    build_implementation(implementation, &mut Open(setup))
-}
-
 /// Opens a runner of the implementation it is built for.
-struct Open(Setup);
-
-impl ImplementationBuilder for Open {
+impl ImplementationBuilder for Setup {
     type Output = Box<dyn Runner>;
 
     fn build<D: SequenceDedup>(&mut self) -> Box<dyn Runner> {
-        match self.0 {
+        match *self {
             Setup::Admission(shape, ids) => {
                 let dedup = D::default();
                 let workers = shape.prepare_ids(&dedup, ids);

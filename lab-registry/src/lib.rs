@@ -1,5 +1,6 @@
-//! The registry macro each lab uses to turn its one list of implementations into the functions
-//! that tests, benches, allocation and footprint runs iterate. Kept in its own dependency-free
+//! The registry macros each lab uses to turn its one list of implementations into the functions
+//! that tests, benches, allocation and footprint runs iterate ([`designs!`], which writes the
+//! list's callback macro too, over [`implementation_registry!`]). Kept in its own dependency-free
 //! crate: the macro is all a lab's implementation list needs, whatever else of the kit the lab
 //! library uses.
 
@@ -153,6 +154,47 @@ macro_rules! implementation_registry {
                 }
             }
             build_implementation(name, &mut Visit(visitor))
+        }
+    };
+}
+
+/// A lab's one list of designs, stated once in its `lib.rs`: `designs! { crate my_lab; trait
+/// Design; module => Type, … }` (each `Type` in `implementations::module`, the baseline first, an
+/// optional `; floor module => Type` last) gives the lab
+///
+/// - everything [`implementation_registry!`] generates, and
+/// - `with_implementations!(callback)`, exported: calls `callback! { module => ::my_lab::…::Type,
+///   … }` with the same list, for what needs the types at macro level (the gungraun benches, the
+///   conformance tests).
+///
+/// The list's paths name the lab crate, so its crate root says `extern crate self as my_lab;`
+/// (a macro may not write that line itself), and the lab's own modules call
+/// `with_implementations!` by name from below the `designs!` line, not by path (a macro-written
+/// export is not reachable by path inside its crate).
+#[macro_export]
+macro_rules! designs {
+    (crate $krate:ident; trait $lab_trait:ident; $($module:ident => $ty:ident),* $(,)?
+        $(; floor $floor_module:ident => $floor:ident)?) => {
+        $crate::designs! { @with ($) $krate $lab_trait; $($module => $ty),* $(; $floor_module => $floor)? }
+    };
+    (@with ($d:tt) $krate:ident $lab_trait:ident; $($module:ident => $ty:ident),*
+        $(; $floor_module:ident => $floor:ident)?) => {
+        /// Calls `$callback!` with every design as `module => path`, the baseline first, then
+        /// the harness floor (if any) after a `; floor`.
+        #[macro_export]
+        macro_rules! with_implementations {
+            ($d callback:ident) => {
+                $d callback! {
+                    $($module => ::$krate::implementations::$module::$ty,)*
+                    $(; floor $floor_module => ::$krate::implementations::$floor_module::$floor)?
+                }
+            };
+        }
+
+        $crate::implementation_registry! {
+            trait $lab_trait;
+            $($module => ::$krate::implementations::$module::$ty),*
+            $(; floor $floor_module => ::$krate::implementations::$floor_module::$floor)?
         }
     };
 }

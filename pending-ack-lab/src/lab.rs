@@ -11,8 +11,6 @@ labkit::lab! {
     /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
     cases: Setup = experiments;
-    designs: crate::measured_names();
-    open(implementation, setup, _case) => crate::runners::open(implementation, *setup);
     jvm: JVM_DESIGNS, JVM_SOURCES;
     derived: crate::report::derived;
     describe {
@@ -36,17 +34,7 @@ const JVM_DESIGNS: [&str; 3] = [
     labkit::record::JVM_FLOOR,
 ];
 
-const JVM_SOURCES: JvmSources = labkit::jvm_sources!(
-    "pendingack.PendingAckLab",
-    "pendingack/PendingAckLab.java",
-    "pendingack/PendingAcks.java",
-    "pendingack/NestedTreeMap.java",
-    "pendingack/PrimitiveBucketed.java",
-    "pendingack/Long2LongOpenHashMap.java",
-    "pendingack/Floor.java",
-    "pendingack/Dataset.java",
-    "pendingack/Workload.java",
-);
+const JVM_SOURCES: JvmSources = labkit::jvm_sources!(pendingack: PendingAckLab; PendingAcks NestedTreeMap PrimitiveBucketed Long2LongOpenHashMap Floor Dataset Workload);
 
 pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const RETAINED_CAPACITY: &str = "retained-capacity";
@@ -141,8 +129,6 @@ fn experiments() -> Vec<Typed<Setup>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    use crate::with_implementations;
 
     labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
 }

@@ -6,6 +6,23 @@
 //! [`with_implementations!`] is the one list that tests, benches, allocation and footprint runs
 //! iterate. Datasets and scenarios live once in [`workload`].
 
+extern crate self as pending_ack_lab;
+
+// Every design, the baseline first: the one list that tests, benches, allocation and footprint
+// runs iterate. A new design is one file under `implementations/` and one line here.
+lab_registry::designs! {
+    crate pending_ack_lab; trait PendingAcks;
+    nested_tree => NestedTree,
+    nested_node_tree => NestedNodeTree,
+    primitive_bucketed => PrimitiveBucketed,
+    primitive_bucketed_ahash => PrimitiveBucketedAhash,
+    primitive_bucketed_roaring => PrimitiveBucketedRoaring,
+    primitive_unindexed => PrimitiveUnindexed,
+    dense_window => DenseWindow,
+    striped_window => StripedWindow,
+    ; floor harness_floor => HarnessFloor
+}
+
 pub mod concurrent;
 mod derive;
 pub mod implementations;
@@ -94,34 +111,3 @@ pub trait PendingAcks: Default + Send + Sync + 'static {
         }
     }
 }
-
-/// Calls `$callback!` with the list of every implementation as `module => Type` paths, the
-/// baseline (`nested-tree`) first, so macro users (gungraun benches) and
-/// [`for_each_implementation`] share one list. Adding a design means one file and one line here.
-/// After the `;`, the harness floor ([`implementations::harness_floor`]): measured like the
-/// designs, never visited by [`for_each_implementation`], so no correctness suite iterates it.
-#[macro_export]
-macro_rules! with_implementations {
-    ($callback:ident) => {
-        $callback! {
-            nested_tree => $crate::implementations::nested_tree::NestedTree,
-            nested_node_tree => $crate::implementations::nested_node_tree::NestedNodeTree,
-            primitive_bucketed => $crate::implementations::primitive_bucketed::PrimitiveBucketed,
-            primitive_bucketed_ahash =>
-                $crate::implementations::primitive_bucketed_ahash::PrimitiveBucketedAhash,
-            primitive_bucketed_roaring =>
-                $crate::implementations::primitive_bucketed_roaring::PrimitiveBucketedRoaring,
-            primitive_unindexed => $crate::implementations::primitive_unindexed::PrimitiveUnindexed,
-            dense_window => $crate::implementations::dense_window::DenseWindow,
-            striped_window => $crate::implementations::striped_window::StripedWindow,
-            ; floor harness_floor => $crate::implementations::harness_floor::HarnessFloor
-        }
-    };
-}
-
-macro_rules! registry {
-    ($($list:tt)*) => {
-        lab_registry::implementation_registry! { trait PendingAcks; $($list)* }
-    };
-}
-with_implementations!(registry);

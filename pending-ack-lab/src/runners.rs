@@ -7,9 +7,9 @@ use labkit::lab::{Runner, Window};
 
 use crate::concurrent::Shape;
 use crate::workload::{Dataset, RetainedCase, Scenario, Workload};
-use crate::{ImplementationBuilder, PendingAcks, build_implementation};
+use crate::{ImplementationBuilder, PendingAcks};
 
-/// What [`Open`] prepares.
+/// What a case prepares for the implementation it is opened on.
 #[derive(Clone, Copy)]
 pub(crate) enum Setup {
     Timed(Scenario, Dataset),
@@ -18,19 +18,12 @@ pub(crate) enum Setup {
     Shared(Shape, Dataset),
 }
 
-/// `implementation` prepared for `setup`.
-pub(crate) fn open(implementation: &str, setup: Setup) -> Result<Box<dyn Runner>, String> {
-    build_implementation(implementation, &mut Open(setup))
-}
-
 /// Opens a runner of the implementation it is built for.
-struct Open(Setup);
-
-impl ImplementationBuilder for Open {
+impl ImplementationBuilder for Setup {
     type Output = Box<dyn Runner>;
 
     fn build<M: PendingAcks>(&mut self) -> Box<dyn Runner> {
-        match self.0 {
+        match *self {
             Setup::Timed(experiment, dataset) => {
                 let mut workload = Workload::<M>::prepare(experiment, dataset);
                 black_box(workload.run(Workload::<M>::warm_up_ops(experiment, dataset)));

@@ -1,4 +1,4 @@
-//! One file per design, listed once in [`crate::with_implementations!`].
+//! One file per design, listed once in `lib.rs` (`designs!`).
 
 pub mod bounded_pool;
 pub mod coalescing;

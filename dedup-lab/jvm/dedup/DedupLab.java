@@ -2,6 +2,7 @@ package dedup;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -11,6 +12,7 @@ import labkit.Sample;
 import labkit.Sink;
 import labkit.TimedThreads;
 import labkit.Trace;
+import labkit.TracedCalls;
 
 /**
  * dedup-lab's JVM side: PR #26763's two arms on a real {@code ConcurrentHashMap<String, Long>}
@@ -19,16 +21,10 @@ import labkit.Trace;
  */
 public final class DedupLab implements JvmLab {
     static Supplier<Dedup> design(String name) {
-        switch (name) {
-            case "jvm-monitor":
-                return Monitor::new;
-            case "jvm-replace":
-                return Replace::new;
-            case "jvm-harness-floor":
-                return Floor::new;
-            default:
-                throw new IllegalArgumentException("unknown JVM design `" + name + "`");
-        }
+        return JvmLab.design(name, Map.<String, Supplier<Dedup>>of(
+                "jvm-monitor", Monitor::new,
+                "jvm-replace", Replace::new,
+                "jvm-harness-floor", Floor::new));
     }
 
     @Override
@@ -127,13 +123,9 @@ public final class DedupLab implements JvmLab {
     }
 
     /** Every call of a deduplicator recorded in a trace, with its answer. */
-    static final class Traced implements Dedup {
-        private final Dedup inner;
-        private final Trace trace;
-
+    static final class Traced extends TracedCalls<Dedup> implements Dedup {
         Traced(Dedup inner, Trace trace) {
-            this.inner = inner;
-            this.trace = trace;
+            super(inner, trace);
         }
 
         @Override

@@ -1,5 +1,5 @@
 //! One file per design. The list that benches and tests iterate is
-//! [`with_implementations!`](crate::with_implementations); [`harness_floor`] is not a design: the
+//! `with_implementations!` in `lib.rs`; [`harness_floor`] is not a design: the
 //! harness alone, measured beside them.
 
 pub mod atomic_slot;

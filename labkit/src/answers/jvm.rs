@@ -9,7 +9,8 @@ use super::*;
 /// and still decide or explain that claim.
 pub const MODEL_BAND: (f64, f64) = (0.67, 1.5);
 
-/// How close two JVM counts (bytes per operation, retained bytes) must be to count as the same.
+/// How close two JVM counts (bytes per operation, retained bytes) must be to count as the same:
+/// they carry the harness's own few bytes per run, here and in the run this one replaced.
 const COUNT_TOLERANCE: f64 = 0.01;
 
 /// The record of `implementation` on `claim`'s case and metric.
@@ -99,14 +100,14 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
             };
         }
     };
-    let mut c = at_resolution(compare_in(set, old, new), old, new, claim.resolution);
-    // A JVM's byte counts carry the harness's own few bytes per run: within 1 % is the same.
-    if c.agreement.is_none() && (c.ratio - 1.0).abs() < COUNT_TOLERANCE {
-        c.verdict = Verdict::Same;
-    }
+    let resolution = Resolution {
+        absolute: claim.resolution,
+        relative: Some(COUNT_TOLERANCE),
+    };
+    let c = at_resolution(compare_in(set, old, new), old, new, resolution);
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
-    let (travel, travel_text) = pair_travel(set, (old, new), &c, claim.resolution);
+    let (travel, travel_text) = pair_travel(set, (old, new), &c, resolution);
     row.push(pair_cell(metric, old, new, &c, want));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {

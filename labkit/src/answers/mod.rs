@@ -17,7 +17,7 @@
 
 use serde::Deserialize;
 
-use crate::compare::{Comparison, Verdict, at_resolution, compare_in};
+use crate::compare::{Comparison, Resolution, Verdict, at_resolution, compare_in};
 use crate::record::{BenchId, Metric, Record, ResultSet, Role};
 use crate::report::format_metric;
 use crate::table::{Align, Table, format_change, format_number};
@@ -398,8 +398,12 @@ fn judge(
             continue;
         };
         measured += 1;
-        let c = at_resolution(compare_in(set, old, new), old, new, claim.resolution);
-        travelled.push(pair_travel(set, (old, new), &c, claim.resolution));
+        let resolution = Resolution {
+            absolute: claim.resolution,
+            relative: None,
+        };
+        let c = at_resolution(compare_in(set, old, new), old, new, resolution);
+        travelled.push(pair_travel(set, (old, new), &c, resolution));
         let direction = moved(metric, c.verdict);
         cells.push(pair_cell(metric, old, new, &c, want));
         if direction != Some(want) {

@@ -15,7 +15,7 @@ pub(super) fn pair_travel(
     set: &ResultSet,
     (old, new): (&Record, &Record),
     now: &Comparison,
-    resolution: Option<f64>,
+    resolution: Resolution,
 ) -> RowTravel {
     let metric = old.metric;
     let before = travel::before(set, &old.id, &new.id, metric, resolution);

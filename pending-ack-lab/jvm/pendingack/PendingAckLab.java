@@ -12,6 +12,7 @@ import labkit.Sample;
 import labkit.Sink;
 import labkit.TimedThreads;
 import labkit.Trace;
+import labkit.TracedCalls;
 
 /**
  * pending-ack-lab's JVM side: draft PR #26024's two layouts as its benchmark measured them, the
@@ -22,16 +23,10 @@ import labkit.Trace;
  */
 public final class PendingAckLab implements JvmLab {
     static Supplier<PendingAcks> design(String name) {
-        switch (name) {
-            case "jvm-nested-treemap":
-                return NestedTreeMap::new;
-            case "jvm-primitive-bucketed":
-                return PrimitiveBucketed::new;
-            case "jvm-harness-floor":
-                return Floor::new;
-            default:
-                throw new IllegalArgumentException("unknown JVM design `" + name + "`");
-        }
+        return JvmLab.design(name, Map.<String, Supplier<PendingAcks>>of(
+                "jvm-nested-treemap", NestedTreeMap::new,
+                "jvm-primitive-bucketed", PrimitiveBucketed::new,
+                "jvm-harness-floor", Floor::new));
     }
 
     /** The write-up's retained-capacity cases: a peak dataset cleaned up to its newest entries. */
@@ -147,13 +142,9 @@ public final class PendingAckLab implements JvmLab {
     }
 
     /** Every call of a map recorded in a trace, with its answer and what it visits. */
-    static final class Traced implements PendingAcks {
-        private final PendingAcks inner;
-        private final Trace trace;
-
+    static final class Traced extends TracedCalls<PendingAcks> implements PendingAcks {
         Traced(PendingAcks inner, Trace trace) {
-            this.inner = inner;
-            this.trace = trace;
+            super(inner, trace);
         }
 
         @Override

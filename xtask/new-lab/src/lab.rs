@@ -10,14 +10,12 @@ use labkit::lab::{Experiment, Kind, Parameter, Runner, Typed, Window};
 use labkit::record::{Metric, ResultSet};
 use labkit::targets::{TargetSection, Targets};
 
-use crate::{Counter, ImplementationBuilder, build_implementation, measured_names};
+use crate::{Counter, ImplementationBuilder};
 
 labkit::lab! {
     /// The lab, as the bench binaries and the driver see it.
     pub static LAB: __TYPE__ = "__NAME__", "__NAME__-lab: __QUESTION__";
-    cases: u64 = experiments;
-    designs: measured_names();
-    open(implementation, keys, _case) => build_implementation(implementation, &mut Open(*keys));
+    cases: Keys = experiments;
 }
 
 /// One add of a key the counter already holds.
@@ -27,11 +25,16 @@ const SIZES: [u64; 2] = [1_000, 100_000];
 /// Spreads consecutive numbers over the key space (an odd multiplier: distinct keys stay distinct).
 const SCATTER: u64 = 0x9e37_79b9_7f4a_7c15;
 
-fn experiments() -> Vec<Typed<u64>> {
+/// A case's value: how many distinct keys the counter holds. It opens the case's runner for the
+/// design the lab names (the registry's `ImplementationBuilder`).
+#[derive(Clone, Copy)]
+struct Keys(u64);
+
+fn experiments() -> Vec<Typed<Keys>> {
     let add = Experiment::of(ADD, "one add of a key it holds", Kind::Steady);
     vec![add.on(SIZES.map(|keys| {
         let (name, label) = (format!("{keys}-keys"), format!("{keys} keys"));
-        (Parameter::new(&name, &label, keys == SIZES[0]), keys)
+        (Parameter::new(&name, &label, keys == SIZES[0]), Keys(keys))
     }))]
 }
 
@@ -68,9 +71,7 @@ impl<C: Counter> Runner for Adding<C> {
 }
 
 /// Opens a counter of the design it is built for, filled with the case's keys.
-struct Open(u64);
-
-impl ImplementationBuilder for Open {
+impl ImplementationBuilder for Keys {
     type Output = Box<dyn Runner>;
 
     fn build<C: Counter>(&mut self) -> Box<dyn Runner> {
@@ -118,7 +119,7 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::{ImplementationVisitor, for_each_implementation, with_implementations};
+    use crate::{ImplementationVisitor, for_each_implementation};
 
     labkit::lab_conformance!(LAB, with_implementations, |_, _| true);
 

@@ -1,7 +1,17 @@
 //! __NAME__-lab: __QUESTION__
 //!
-//! Every design is one file under `implementations/`; [`with_implementations!`] is the one list
+//! Every design is one file under `implementations/`; `designs!` below is the one list
 //! that the tests, the bench binaries and the report iterate.
+
+extern crate self as __CRATE__;
+
+// Every design, the baseline first: the one list the tests, the bench binaries and the report
+// iterate. A new design is one file under `implementations/` and one line here.
+lab_registry::designs! {
+    crate __CRATE__; trait Counter;
+    btree_counter => BTreeCounter,
+    hash_counter => HashCounter,
+}
 
 pub mod lab;
 
@@ -19,22 +29,3 @@ pub trait Counter: Default + Send + 'static {
     /// How many occurrences of `key` were added.
     fn count(&self, key: u64) -> u64;
 }
-
-/// Calls `$callback!` with every design as `module => Type`, the baseline first. A new design is
-/// one file and one line here.
-#[macro_export]
-macro_rules! with_implementations {
-    ($callback:ident) => {
-        $callback! {
-            btree_counter => $crate::implementations::btree_counter::BTreeCounter,
-            hash_counter => $crate::implementations::hash_counter::HashCounter,
-        }
-    };
-}
-
-macro_rules! registry {
-    ($($list:tt)*) => {
-        lab_registry::implementation_registry! { trait Counter; $($list)* }
-    };
-}
-with_implementations!(registry);

@@ -139,18 +139,33 @@ pub fn compare_in(set: &ResultSet, baseline: &Record, candidate: &Record) -> Com
     compare(baseline, candidate, set.timing.and_then(|t| t.same_within))
 }
 
-/// `c`, a comparison of `baseline` and `candidate`, read at `resolution`: the smallest difference
-/// their metric can mean, in its unit. A value measured once (no passes, no interval) would
-/// otherwise call any difference a direction, however small against what the question can tell
-/// apart; closer values than `resolution` are the `same`.
+/// The smallest difference a claim's metric can mean. A value measured once (no passes, no
+/// interval) would otherwise call any difference a direction, however small against what the
+/// question can tell apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Resolution {
+    /// In the metric's unit (half a body for a heap counted in bodies).
+    pub absolute: Option<f64>,
+    /// As a share of the baseline (a JVM's byte counts carry its harness's own few bytes a run).
+    pub relative: Option<f64>,
+}
+
+/// `c`, a comparison of `baseline` and `candidate`, read at `resolution`: values measured once
+/// that are closer than it are the `same`.
 pub fn at_resolution(
     mut c: Comparison,
     baseline: &Record,
     candidate: &Record,
-    resolution: Option<f64>,
+    resolution: Resolution,
 ) -> Comparison {
     let by_value = c.agreement.is_none() && c.interval.is_none();
-    if by_value && resolution.is_some_and(|r| (candidate.value - baseline.value).abs() < r) {
+    let close = resolution
+        .absolute
+        .is_some_and(|r| (candidate.value - baseline.value).abs() < r)
+        || resolution
+            .relative
+            .is_some_and(|r| (c.ratio - 1.0).abs() < r);
+    if by_value && close {
         c.verdict = Verdict::Same;
     }
     c

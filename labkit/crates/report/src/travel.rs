@@ -4,7 +4,7 @@
 //! side only) or `new` (not measured there). Only a held verdict is one a reader on another
 //! machine can expect to see.
 
-use crate::compare::{Comparison, Verdict, at_resolution, compare_in, decisive};
+use crate::compare::{Comparison, Resolution, Verdict, at_resolution, compare_in, decisive};
 pub use crate::compare::{Travel, travel_of as of};
 use crate::lab::ClaimedCase;
 use crate::record::{Baselines, BenchId, Metric, Record, ResultSet, Role, is_floor};
@@ -41,7 +41,7 @@ pub fn before(
     old: &BenchId,
     new: &BenchId,
     metric: Metric,
-    resolution: Option<f64>,
+    resolution: Resolution,
 ) -> Option<Comparison> {
     let previous = set.previous.as_deref()?;
     let (o, n) = (previous.find(old, metric)?, previous.find(new, metric)?);
@@ -346,7 +346,13 @@ mod tests {
                 set.find(&id("base"), Metric::NsPerOp).unwrap(),
                 set.find(&id(i), Metric::NsPerOp).unwrap(),
             );
-            let before = before(&set, &id("base"), &id(i), Metric::NsPerOp, None);
+            let before = before(
+                &set,
+                &id("base"),
+                &id(i),
+                Metric::NsPerOp,
+                Default::default(),
+            );
             (
                 of(&now, before.as_ref()),
                 row_text(&set, Metric::NsPerOp, &now, before.as_ref()),

@@ -1,5 +1,8 @@
 package labkit;
 
+import java.util.Map;
+import java.util.function.Supplier;
+
 /**
  * A lab's designs written in Java: what the kit's {@link Harness} asks of a lab's JVM side. The
  * Rust side describes the lab (its designs, experiments and parameters); the JVM side opens the
@@ -17,4 +20,16 @@ public interface JvmLab {
 
     /** Checks the design's answers on the lab's own correctness scenarios; throws on a failure. */
     void check(String design) throws Exception;
+
+    /**
+     * The maker of the design called {@code name} among a lab's {@code designs} (its JVM names,
+     * the harness floor's among them), or an error naming it.
+     */
+    static <T> Supplier<T> design(String name, Map<String, Supplier<T>> designs) {
+        Supplier<T> make = designs.get(name);
+        if (make == null) {
+            throw new IllegalArgumentException("unknown JVM design `" + name + "`");
+        }
+        return make;
+    }
 }

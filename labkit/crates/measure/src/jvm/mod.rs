@@ -31,7 +31,7 @@ pub use process::{JVM_FLAGS, Jvm};
 pub use trace::Trace;
 
 /// The kit's own Java sources: the harness every lab's JVM side runs under.
-const KIT_SOURCES: [(&str, &str); 7] = [
+const KIT_SOURCES: [(&str, &str); 8] = [
     (
         "labkit/Case.java",
         include_str!("../../jvm/labkit/Case.java"),
@@ -60,21 +60,34 @@ const KIT_SOURCES: [(&str, &str); 7] = [
         "labkit/Trace.java",
         include_str!("../../jvm/labkit/Trace.java"),
     ),
+    (
+        "labkit/TracedCalls.java",
+        include_str!("../../jvm/labkit/TracedCalls.java"),
+    ),
 ];
 
-/// A lab's [`JvmSources`]: its `labkit.JvmLab` class and its Java files, each named by its path
-/// under the lab crate's `jvm/` directory and included in the binary:
-/// `labkit::jvm_sources!("dedup.DedupLab", "dedup/DedupLab.java", "dedup/Monitor.java")`.
+/// A lab's [`JvmSources`]: its `labkit.JvmLab` class and the other Java files of its package,
+/// each under the lab crate's `jvm/<package>/` and included in the binary:
+/// `labkit::jvm_sources!(dedup: DedupLab; Dedup Monitor)` is `dedup.DedupLab` with
+/// `jvm/dedup/DedupLab.java`, `jvm/dedup/Dedup.java` and `jvm/dedup/Monitor.java`.
 #[macro_export]
 macro_rules! jvm_sources {
-    ($lab_class:literal, $($file:literal),+ $(,)?) => {
+    ($package:ident: $lab_class:ident; $($file:ident)*) => {
         $crate::lab::JvmSources {
-            lab_class: $lab_class,
-            files: &[$((
-                $file,
-                include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/jvm/", $file)),
-            )),+],
+            lab_class: concat!(stringify!($package), ".", stringify!($lab_class)),
+            files: &[
+                $crate::jvm_sources!(@file $package $lab_class),
+                $($crate::jvm_sources!(@file $package $file)),*
+            ],
         }
+    };
+    (@file $package:ident $file:ident) => {
+        (
+            concat!(stringify!($package), "/", stringify!($file), ".java"),
+            include_str!(concat!(
+                env!("CARGO_MANIFEST_DIR"), "/jvm/", stringify!($package), "/", stringify!($file), ".java"
+            )),
+        )
     };
 }
 
