@@ -8,7 +8,15 @@
 //! - `--derive <set.json>`: the set with the lab's derived records added ([`Lab::derived`]), as
 //!   JSON on stdout, for write-ups;
 //! - `--render <set.json> <dir>`: the report, its details page and its charts, written
-//!   atomically into `<dir>`.
+//!   atomically into `<dir>`;
+//! - `--writeup <set.json> <out.md> <A> <B> [NAME...] [--paired <compare.json>]`: the write-up
+//!   of B against A (the set's derived records added here), written atomically and printed;
+//! - `--comparison <compare.json> <out.md> <A> <B>`: a paired comparison's page, written
+//!   atomically and printed;
+//! - `--rerun <first.json> <second.json>`: how the first run's verdicts fared in the second,
+//!   printed.
+//!
+//! Every page is written here; the driver measures and renders nothing.
 //!
 //! A bad command line or an unreadable set is one line on stderr and exit status 2; nothing is
 //! half-written.
@@ -17,9 +25,12 @@ use std::path::Path;
 
 use crate::args::exit_with_usage_error;
 use crate::document::{LabReport, description, details_file, render, with_derived};
+use crate::paired_pages::{comparison_page, rerun_page, writeup_page};
 use crate::record::{ResultSet, write_atomic};
 
-const USAGE: &str = "usage: lab --describe | --derive <set.json> | --render <set.json> <dir>";
+const USAGE: &str = "usage: lab --describe | --derive <set.json> | --render <set.json> <dir> \
+    | --writeup <set.json> <out.md> <A> <B> [NAME...] [--paired <compare.json>] \
+    | --comparison <compare.json> <out.md> <A> <B> | --rerun <first.json> <second.json>";
 
 /// Runs the command on the binary's command line (after the `--bench` cargo passes) for `lab`.
 pub fn lab_main(lab: &'static dyn LabReport) {
@@ -39,11 +50,47 @@ pub fn lab_main(lab: &'static dyn LabReport) {
         ["--render", set, dir] => {
             ResultSet::load(Path::new(set)).and_then(|set| write_report(lab, &set, Path::new(dir)))
         }
+        ["--writeup", set, out, a, b, rest @ ..] => writeup(lab, set, out, (a, b), rest),
+        ["--comparison", set, out, a, b] => ResultSet::load(Path::new(set))
+            .and_then(|set| write_page(out, &comparison_page(&description(lab), &set, (a, b)))),
+        ["--rerun", first, second] => ResultSet::load(Path::new(first)).and_then(|first| {
+            let second = ResultSet::load(Path::new(second))?;
+            println!("{}", rerun_page(&description(lab), &first, &second));
+            Ok(())
+        }),
         _ => Err(USAGE.to_owned()),
     };
     if let Err(e) = outcome {
         exit_with_usage_error(&format!("{}: {e}", lab.name()));
     }
+}
+
+/// The write-up of `b` against `a` in the set at `set` (its derived records added), on the cases
+/// `rest` names, with the paired comparison `--paired <file>` at its end holds, into `out`.
+fn writeup(
+    lab: &dyn LabReport,
+    set: &str,
+    out: &str,
+    (a, b): (&str, &str),
+    rest: &[&str],
+) -> Result<(), String> {
+    let (names, paired) = match rest {
+        [names @ .., "--paired", paired] => (names, Some(ResultSet::load(Path::new(paired))?)),
+        names => (names, None),
+    };
+    let names: Vec<String> = names.iter().map(|n| (*n).to_owned()).collect();
+    let set = with_derived(lab, ResultSet::load(Path::new(set))?);
+    // The description, not the lab: it carries the cases the lab's answers claim.
+    let text = writeup_page(&description(lab), &set, (a, b), &names, paired.as_ref())?;
+    write_page(out, &text)
+}
+
+/// Writes `text` into `out` atomically, then prints it and where it went.
+fn write_page(out: &str, text: &str) -> Result<(), String> {
+    write_atomic(Path::new(out), text).map_err(|e| format!("cannot write {out}: {e}"))?;
+    println!("{text}");
+    println!("==> wrote {out}");
+    Ok(())
 }
 
 /// Writes `<lab>.md`, `<lab>-details.md` and their charts into `dir`, each file atomically and

@@ -19,8 +19,11 @@
 //!   [`resolution`]: its power (slowed twins) and the passes it ran again.
 //! - [`document`]: a report as a lab declares it ([`document::LabReport`]), assembled by the kit.
 //! - [`writeup`]: a PR-ready comparison of two implementations from an existing result set.
+//! - [`paired_pages`]: the pages besides the report: a write-up, a paired comparison's page, how
+//!   one run's verdicts fared in another.
 //! - [`lab_binary`]: the `main` of every lab's `lab` binary, through which the driver reads the
-//!   lab's description, derived records and report without linking it.
+//!   lab's description and derived records and has every page written, without linking it: the
+//!   driver renders nothing.
 //! - [`testing`]: the conformance kit every lab runs ([`lab_conformance!`]).
 
 pub use labkit_report::*;
@@ -28,6 +31,7 @@ pub use labkit_report::*;
 pub mod answers;
 pub mod document;
 pub mod lab_binary;
+pub mod paired_pages;
 pub mod resolution;
 pub mod testing;
 pub mod verdicts;

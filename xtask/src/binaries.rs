@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::OnceLock;
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::lab::Describe;
+use labkit_measure::lab::Describe;
 
 use crate::shell::{cargo, output, root, run};
 
@@ -219,7 +219,7 @@ impl BenchBinaries {
             .env("CARGO_PKG_NAME", package)
             .env("CARGO_MANIFEST_DIR", &dir)
             .env("GUNGRAUN_RUNNER", &self.runner)
-            .env(labkit::tools::TOOLS_ENV, root().join(".tools/bin"))
+            .env(labkit_measure::tools::TOOLS_ENV, root().join(".tools/bin"))
             .arg("--bench");
         cmd
     }

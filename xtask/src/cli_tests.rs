@@ -33,7 +33,7 @@ fn the_command_line_is_well_formed() {
 
 #[test]
 fn bench_words_pick_labs_and_are_checked_before_building() {
-    use labkit::fixture::{OTHER, TINY};
+    use labkit_measure::fixture::{OTHER, TINY};
     let all: &[labs::LabRef] = &[&TINY, &OTHER];
     let chosen = |w: &[&str]| chosen_labs(all, &words(w));
     let (picked, filters) = chosen(&["tiny", "fast", "shared-4"]).unwrap();

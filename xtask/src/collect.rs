@@ -3,10 +3,10 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::callgrind::{self, Buckets};
-use labkit::lab::Describe;
-use labkit::lab::{BenchCase, counted_cases_of, experiment};
-use labkit::record::{BenchId, EventName, Metric, Record};
+use labkit_measure::callgrind::{self, Buckets};
+use labkit_measure::lab::Describe;
+use labkit_measure::lab::{BenchCase, counted_cases_of, experiment};
+use labkit_measure::record::{BenchId, EventName, Metric, Record};
 
 /// Every file called `name` below `root`, in a stable order.
 fn files_named(root: &Path, name: &str) -> Vec<PathBuf> {
@@ -65,7 +65,7 @@ pub fn gungraun_instructions(summary_json: &str) -> Result<GungraunSummary> {
 }
 
 /// The counted case a gungraun bench id (`case_<n>`) stands for: the n-th of the lab's
-/// [`counted_cases_of`], which is how `labkit::instruction_benches!` numbers them.
+/// [`counted_cases_of`], which is how `labkit_measure::instruction_benches!` numbers them.
 pub fn counted_case(lab: &dyn Describe, bench_id: &str) -> Result<BenchCase> {
     let cases = counted_cases_of(lab);
     bench_id
@@ -158,7 +158,7 @@ mod tests {
 
     #[test]
     fn gungraun_summaries_become_per_op_records_of_the_counted_case() {
-        let lab: &dyn Describe = &labkit::fixture::TINY;
+        let lab: &dyn Describe = &labkit_measure::fixture::TINY;
         let dir = std::env::temp_dir().join(format!("xtask-gungraun-{}", std::process::id()));
         let case = counted_cases_of(lab)
             .iter()

@@ -64,7 +64,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
                 .args(mode.bench_flag())
                 .arg("--out")
                 .arg(&json))?;
-            let records = labkit::record::load_records(&json).map_err(|e| anyhow!(e))?;
+            let records = labkit_measure::record::load_records(&json).map_err(|e| anyhow!(e))?;
             (a, b, records)
         }
         Some(rev) => {
@@ -97,32 +97,14 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
     let json = dir.join(format!("{stem}.json"));
     write_atomic(&json, &set.to_json())
         .with_context(|| format!("cannot write {}", json.display()))?;
-    let experiments = lab.experiments();
-    let label = |id: &labkit::record::BenchId| {
-        let row = experiments
-            .iter()
-            .find(|e| e.name == id.experiment)
-            .and_then(|e| {
-                Some(Row::of(
-                    e,
-                    e.parameter(&id.parameter)?,
-                    set.environment.cores,
-                ))
-            });
-        match row {
-            Some(row) => format!("{} · {}", id.experiment, row.label),
-            None => format!("{} · `{}`", id.experiment, id.parameter),
-        }
-    };
-    let report = format!(
-        "{}\n{}",
-        paired_table(&set, &a_label, &b_label, label).render(),
-        environment_section(&set)
-    );
     let md = dir.join(format!("{stem}.md"));
-    write_atomic(&md, &report).with_context(|| format!("cannot write {}", md.display()))?;
-    println!("{report}");
-    println!("==> wrote {} and {}", md.display(), json.display());
+    let mut cmd = now.command(lab, LAB_BINARY)?;
+    run(cmd
+        .arg("--comparison")
+        .arg(&json)
+        .arg(&md)
+        .args([&a_label, &b_label]))?;
+    println!("==> wrote {}", json.display());
     Ok(())
 }
 
@@ -144,7 +126,7 @@ mod tests {
             a: "base".into(),
             rest: words(rest),
         };
-        let all: &[labs::LabRef] = &[&labkit::fixture::TINY];
+        let all: &[labs::LabRef] = &[&labkit_measure::fixture::TINY];
         let c = comparison(all, &args(None, &["fast", "small"])).unwrap();
         assert_eq!((c.a.as_str(), c.b.as_str()), ("base", "fast"));
         assert_eq!(c.names, words(&["small"]));

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use cargo_metadata::{Metadata, MetadataCommand, Package, PackageId};
-use labkit::env::{Environment, jvm_runtime};
+use labkit_measure::env::{Environment, jvm_runtime};
 
 /// The environment of the workspace at `root` for the lab in `package`, with the JVM when the
 /// lab has JVM designs (`jvm`).

@@ -6,7 +6,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::lab::{Describe, Description};
+use labkit_measure::lab::{Describe, Description};
 
 use crate::binaries::{BenchBinaries, LAB_BINARY};
 use crate::shell::{cargo, output, root};
@@ -114,7 +114,7 @@ pub fn this_workspace() -> Result<Vec<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::fixture::{OTHER, TINY};
+    use labkit_measure::fixture::{OTHER, TINY};
 
     #[test]
     fn an_unknown_lab_is_refused_with_the_valid_ones() {

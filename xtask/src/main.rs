@@ -1,7 +1,8 @@
 //! The lab's driver: `cargo xtask <command>`. It builds once, runs every measurement binary,
-//! installs the pinned gungraun runner when missing, and renders `bench-results/`. Everything it
-//! knows about a lab comes from the lab's description (`labkit::lab::Describe`), which the lab's
-//! own `lab` binary prints ([`labs`]): the driver links no lab.
+//! installs the pinned gungraun runner when missing, and has each lab's binary write its pages
+//! into `bench-results/`: it renders none itself. Everything it knows about a lab comes from the
+//! lab's description (`labkit_measure::lab::Describe`), which the lab's own `lab` binary prints
+//! ([`labs`]): the driver links no lab.
 
 mod binaries;
 mod collect;
@@ -19,18 +20,17 @@ mod suite;
 mod wall_time;
 mod writeup_command;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
-use labkit::env::Environment;
-use labkit::lab::Describe;
-use labkit::lab::{Selection, Vocabulary, counted_cases_of, run_words};
-use labkit::record::{LinkOrder, ResultSet, RunMode, write_atomic};
-use labkit::report::{Row, environment_section, paired_table};
+use labkit_measure::env::Environment;
+use labkit_measure::lab::Describe;
+use labkit_measure::lab::{Selection, Vocabulary, counted_cases_of, run_words};
+use labkit_measure::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 
-use binaries::BenchBinaries;
+use binaries::{BenchBinaries, LAB_BINARY};
 use shell::{cargo, root, run};
 
 #[derive(Parser)]
@@ -122,7 +122,7 @@ struct RerunArgs {
     labs: Vec<String>,
 }
 
-#[derive(Args, Clone, Copy)]
+#[derive(Args, Clone, Copy, Default)]
 struct ModeArgs {
     /// Short measurements, wider intervals (labelled quick).
     #[arg(long, conflicts_with = "smoke")]

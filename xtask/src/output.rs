@@ -4,8 +4,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, anyhow};
-use labkit::lab::Describe;
-use labkit::record::{ResultSet, RunMode, write_atomic};
+use labkit_measure::lab::Describe;
+use labkit_measure::record::{ResultSet, RunMode, write_atomic};
 
 use crate::binaries::{BenchBinaries, LAB_BINARY};
 use crate::shell::{output, root, run};
@@ -55,10 +55,10 @@ pub fn results_file(lab: &dyn Describe, dir: &Path) -> PathBuf {
 }
 
 /// What `lab`'s results in `dir` keep for a new run of `mode` to check its verdicts against
-/// ([`ResultSet::as_previous`], [`labkit::travel::kept`]): the records the travel table counts and
-/// every claimed case's, derived ones included (the lab's binary derives them as it does for its
-/// report). None when there are none, or they are of another mode, or they do not read (said on
-/// stderr; the run goes on).
+/// ([`ResultSet::as_previous`], [`labkit_measure::lab::kept_of_previous`]): the records the travel
+/// table counts and every claimed case's, derived ones included (the lab's binary derives them as
+/// it does for its report). None when there are none, or they are of another mode, or they do not
+/// read (said on stderr; the run goes on).
 pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<ResultSet> {
     let path = results_file(lab, dir);
     if !path.exists() {
@@ -67,7 +67,7 @@ pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<Res
     match with_derived(lab, &path) {
         Ok(set) if set.mode == mode => {
             let claimed = lab.claimed_cases();
-            Some(set.as_previous(|r| labkit::travel::kept(r, &claimed)))
+            Some(set.as_previous(|r| labkit_measure::lab::kept_of_previous(r, &claimed)))
         }
         Ok(_) => {
             eprintln!(

@@ -1,10 +1,10 @@
 //! `cargo xtask compare --rev REV`: an implementation at another git revision against this
 //! checkout, interleaved sample by sample across two processes.
 //!
-//! The revision is checked out as a git worktree under `target/lab/revisions/` and built into
-//! its own `target/`; each side's `compare` binary then serves samples (`labkit::sampling`), and
-//! the driver asks A, B, B, A, … as the in-process comparison does, so drift on a shared machine
-//! hits both sides alike, in rounds of fresh processes.
+//! The revision is checked out as a git worktree under `target/lab/revisions/` and built into its
+//! own `target/`; each side's `compare` binary then serves samples (`labkit_measure::sampling`),
+//! and the driver asks A, B, B, A, … as the in-process comparison does, so drift on a shared
+//! machine hits both sides alike, in rounds of fresh processes.
 
 use std::cell::RefCell;
 use std::io::BufReader;
@@ -12,10 +12,10 @@ use std::path::PathBuf;
 use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 
 use anyhow::{Context, Result, anyhow, bail};
-use labkit::lab::Describe;
-use labkit::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
-use labkit::record::{Record, RunMode};
-use labkit::sampling::SampleClient;
+use labkit_measure::lab::Describe;
+use labkit_measure::paired::{PairSide, estimate_rounds, paired_records, rounds_for, run_rounds};
+use labkit_measure::record::{Record, RunMode};
+use labkit_measure::sampling::SampleClient;
 
 use crate::binaries::BenchBinaries;
 use crate::shell::{root, run};

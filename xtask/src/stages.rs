@@ -6,9 +6,11 @@
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
-use labkit::lab::Describe;
-use labkit::lab::{Selection, counted_cases_of, timed_ids};
-use labkit::record::{Metric, PassRepeat, Record, StageSeconds, TimingMethod, load_records};
+use labkit_measure::lab::Describe;
+use labkit_measure::lab::{Selection, counted_cases_of, timed_ids};
+use labkit_measure::record::{
+    Metric, PassRepeat, Record, StageSeconds, TimingMethod, load_records,
+};
 
 use crate::collect;
 use crate::shell::{root, run, run_merged};
@@ -228,8 +230,8 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use labkit::fixture::TINY;
-    use labkit::record::BenchId;
+    use labkit_measure::fixture::TINY;
+    use labkit_measure::record::BenchId;
 
     fn words(w: &[&str]) -> Vec<String> {
         w.iter().map(|s| s.to_string()).collect()
@@ -281,7 +283,7 @@ mod tests {
         let lab: &dyn Describe = &TINY;
         let s = Selection::parse(lab, &words(&["cleanup", "fast"])).unwrap();
         let chosen = timed_ids(lab).iter().filter(|id| s.selects(id)).count();
-        let parameters = labkit::lab::experiment(lab, "cleanup")
+        let parameters = labkit_measure::lab::experiment(lab, "cleanup")
             .unwrap()
             .parameters
             .len();

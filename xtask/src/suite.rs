@@ -8,7 +8,7 @@ use super::*;
 pub(crate) fn smoke_filter(lab: &dyn Describe) -> Result<Vec<String>> {
     let case = counted_cases_of(lab)
         .into_iter()
-        .chain(labkit::lab::cases(lab, |e, _| e.is_timed()))
+        .chain(labkit_measure::lab::cases(lab, |e, _| e.is_timed()))
         .next()
         .ok_or_else(|| anyhow!("{} has no timed case", lab.name()))?;
     Ok(vec![case.experiment, case.parameter])
@@ -22,7 +22,7 @@ pub(crate) fn test() -> Result<()> {
     std::fs::create_dir_all(&no_tools)?;
     run(cargo()
         .args(["test", "--workspace"])
-        .env(labkit::tools::TOOLS_ENV, &no_tools))?;
+        .env(labkit_measure::tools::TOOLS_ENV, &no_tools))?;
     let tools = crate::binaries::lab_tools(labs::all()?)?;
     run(cargo()
         .args([
@@ -34,7 +34,7 @@ pub(crate) fn test() -> Result<()> {
             "--",
             "--ignored",
         ])
-        .env(labkit::tools::TOOLS_ENV, tools))?;
+        .env(labkit_measure::tools::TOOLS_ENV, tools))?;
     let smoke = |words: Vec<String>, dir: &str| BenchArgs {
         mode: ModeArgs {
             quick: false,
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn every_lab_has_a_filtered_smoke_selection() {
-        let labs: &[labs::LabRef] = &[&labkit::fixture::TINY];
+        let labs: &[labs::LabRef] = &[&labkit_measure::fixture::TINY];
         for lab in labs {
             let filter = smoke_filter(*lab).unwrap();
             let selection = Selection::parse(*lab, &filter).unwrap();

@@ -1,21 +1,21 @@
 //! The wall-time stage's passes: separate processes of the lab's `time` binary, each linked with
 //! its own code order (unless the layout is fixed), started with its own environment size and
 //! seeded (case order, cell orders, heap spacers). After the standard passes come, as
-//! [`labkit::passes`] plans them from their records: the disturbed passes again, the outlier
-//! passes again on their cases with the same seed, and more passes for the undecided cells.
+//! [`labkit_measure::passes`] plans them from their records: the disturbed passes again, the
+//! outlier passes again on their cases with the same seed, and more passes for the undecided cells.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow};
-use labkit::compare::run_margin;
-use labkit::lab::single_threaded;
-use labkit::passes::{
+use labkit_measure::compare::run_margin;
+use labkit_measure::lab::single_threaded;
+use labkit_measure::passes::{
     case_argument, case_of, decidable_cells, disturbed_passes, judge_outliers, outlier_repeats,
     replace_cases, steal_share,
 };
-use labkit::record::{
+use labkit_measure::record::{
     BenchId, LinkOrder, Metric, PassRepeat, Record, RepeatOutcome, RepeatReason, RunMode,
     TimingMethod, combine_passes, load_records,
 };
@@ -226,7 +226,7 @@ pub fn time_passes(lab_run: &LabRun) -> TimedPasses {
         repeat_disturbed(&mut runner, &mut passes, &mut repeats)?;
         // The margin δ is the lab's own A/A resolution (its baseline's twin on single-threaded
         // rows); outliers and added passes follow each cell's own baseline.
-        let baselines = labkit::lab::baselines(lab);
+        let baselines = labkit_measure::lab::baselines(lab);
         let baseline = lab.implementations()[0];
         let margin =
             |records: &[Record]| run_margin(records, baseline, |id| single_threaded(lab, id));

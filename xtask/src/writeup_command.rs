@@ -4,33 +4,33 @@ use super::*;
 
 pub(crate) fn writeup(args: &WriteupArgs) -> Result<()> {
     let lab = labs::find(&args.lab)?;
-    let implementations = lab.implementations();
+    // Refused before anything is measured: the lab's binary checks them again as it writes.
     for side in [&args.a, &args.b] {
-        if !implementations.contains(&side.as_str()) {
+        if !lab.implementations().contains(&side.as_str()) {
             bail!(
                 "unknown implementation `{side}` in lab {}; valid: {}",
                 lab.name(),
-                implementations.join(", ")
+                lab.implementations().join(", ")
             );
         }
     }
-    let selection = Selection::parse(lab, &args.names).map_err(|e| anyhow!(e))?;
+    Selection::parse(lab, &args.names).map_err(|e| anyhow!(e))?;
     let dir = args
         .from
         .clone()
         .unwrap_or_else(|| root().join("bench-results"));
-    let set = crate::output::with_derived(lab, &crate::output::results_file(lab, &dir))?;
-    let names = args.names.join(" ");
-    let words = format!("{} {} {} {names}", lab.name(), args.a, args.b);
-    let words = words.trim_end();
-    let revision = set.environment.git_revision.trim_end_matches("-dirty");
-    let commands = vec![
-        format!("git checkout {revision}"),
-        format!("cargo xtask bench {words}   # writes target/lab/results/"),
-        format!("cargo xtask writeup --from target/lab/results {words}"),
-        format!("cargo xtask compare {words}   # the paired A/B table"),
-    ];
-    let mut text = labkit::writeup::writeup(lab, &set, &args.a, &args.b, &selection, &commands);
+    let set = crate::output::absolute(&crate::output::results_file(lab, &dir))?;
+    let out = args.out.clone().unwrap_or_else(|| {
+        root().join("target/lab/writeup").join(format!(
+            "{}-{}-vs-{}.md",
+            lab.name(),
+            args.a,
+            args.b
+        ))
+    });
+    let out = crate::output::absolute(&out)?;
+    crate::output::ensure_writable(out.parent().unwrap_or(Path::new(".")))?;
+    let mut paired = Vec::new();
     if args.measure {
         let compare_dir = root().join("target/lab/compare");
         crate::compare_command::compare(&CompareArgs {
@@ -44,28 +44,16 @@ pub(crate) fn writeup(args: &WriteupArgs) -> Result<()> {
                 .collect(),
         })?;
         let json = compare_dir.join(format!("{}-{}-vs-{}.json", lab.name(), args.a, args.b));
-        let paired = ResultSet::load(&json).map_err(|e| anyhow!(e))?;
-        let label =
-            |id: &labkit::record::BenchId| format!("{} · `{}`", id.experiment, id.parameter);
-        text.push_str(&format!(
-            "\nPaired comparison measured now (A and B interleaved, fresh instances each round; \
-             `cargo xtask compare`):\n\n{}\n{}",
-            paired_table(&paired, &args.a, &args.b, label).render(),
-            environment_section(&paired)
-        ));
+        paired = vec!["--paired".into(), json.into_os_string()];
     }
-    let out = args.out.clone().unwrap_or_else(|| {
-        root().join("target/lab/writeup").join(format!(
-            "{}-{}-vs-{}.md",
-            lab.name(),
-            args.a,
-            args.b
-        ))
-    });
-    write_atomic(&out, &text).with_context(|| format!("cannot write {}", out.display()))?;
-    println!("{text}");
-    println!("==> wrote {}", out.display());
-    Ok(())
+    let mut cmd = BenchBinaries::this_checkout()?.command(lab, LAB_BINARY)?;
+    run(cmd
+        .arg("--writeup")
+        .arg(set)
+        .arg(out)
+        .args([&args.a, &args.b])
+        .args(&args.names)
+        .args(paired))
 }
 
 #[cfg(test)]
@@ -73,30 +61,34 @@ mod tests {
     use super::*;
 
     #[test]
-    fn writeups_work_on_the_committed_results() {
+    fn every_lab_writes_a_writeup_from_its_committed_results() {
+        let dir = std::env::temp_dir().join(format!("xtask-writeup-{}", std::process::id()));
         for lab in labs::all().unwrap() {
             let path = crate::output::results_file(*lab, &root().join("bench-results"));
-            let set = crate::output::with_derived(*lab, &path).unwrap();
-            assert!(set.records.len() >= ResultSet::load(&path).unwrap().records.len());
+            let set = ResultSet::load(&path).unwrap();
             // The first two of the lab's implementations that the committed run measured.
-            let known = lab.implementations();
-            let mut measured: Vec<&str> = known
-                .iter()
-                .copied()
+            let mut measured: Vec<&str> = lab
+                .implementations()
+                .into_iter()
                 .filter(|i| set.records.iter().any(|r| r.id.implementation == *i))
                 .collect();
             measured.truncate(2);
             let [a, b] = measured[..] else {
                 panic!("{}: fewer than two implementations measured", lab.name());
             };
-            let text = labkit::writeup::writeup(
-                *lab,
-                &set,
-                a,
-                b,
-                &Selection::default(),
-                &["cargo xtask bench".into()],
-            );
+            let out = dir.join(format!("{}.md", lab.name()));
+            writeup(&WriteupArgs {
+                mode: ModeArgs::default(),
+                measure: false,
+                from: None,
+                out: Some(out.clone()),
+                lab: lab.name().to_owned(),
+                a: a.to_owned(),
+                b: b.to_owned(),
+                names: Vec::new(),
+            })
+            .unwrap();
+            let text = std::fs::read_to_string(&out).unwrap();
             assert!(
                 text.contains("| Case | ") && text.contains(" | time/op |"),
                 "{}: {text}",
@@ -108,5 +100,6 @@ mod tests {
                 "{text}"
             );
         }
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use labkit::record::{Metric, ResultSet};
+use labkit_measure::record::{Metric, ResultSet};
 use resvg::{tiny_skia, usvg};
 
 /// Per lab: its main chart, and the experiment and metric the chart draws.
@@ -21,7 +21,7 @@ const CHARTS: [(&str, &str, &str, Metric); 3] = [
         "coalesce",
         "coalesce-goodput.svg",
         "scrape",
-        Metric::EventsPerSec(labkit::record::EventName::new("served")),
+        Metric::EventsPerSec(labkit_measure::record::EventName::new("served")),
     ),
     (
         "pending-ack",

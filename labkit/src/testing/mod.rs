@@ -349,7 +349,7 @@ pub fn report_renders(lab: &dyn LabReport) {
     let partial = result_set(lab, full.records[..1].to_vec());
     let replacing = ResultSet {
         previous: Some(Box::new(
-            full.as_previous(|r| crate::travel::kept(r, &claimed)),
+            full.as_previous(|r| crate::lab::kept_of_previous(r, &claimed)),
         )),
         ..full.clone()
     };

@@ -6,21 +6,9 @@
 
 use crate::compare::{Comparison, Resolution, Verdict, at_resolution, compare_in, decisive};
 pub use crate::compare::{Travel, travel_of as of};
-use crate::lab::ClaimedCase;
-use crate::record::{Baselines, BenchId, Metric, Record, ResultSet, Role, is_floor};
+use crate::record::{Baselines, BenchId, Metric, ResultSet, Role, is_floor};
 use crate::report::verdict_word;
 use crate::table::{Align, Table};
-
-/// The metrics a run keeps of the one it replaced for its travel table: wall time (and the
-/// throughput it mirrors) and the tail.
-const METRICS: [Metric; 3] = [Metric::NsPerOp, Metric::OpsPerSec, Metric::LatencyP99Ns];
-
-/// Whether a run keeps `record` of the one it replaced: a metric the travel table counts, or a
-/// case the lab's answers claim something on (measured or derived), so every answer row can say
-/// whether its verdict held.
-pub fn kept(record: &Record, claimed: &[ClaimedCase]) -> bool {
-    METRICS.contains(&record.metric) || claimed.iter().any(|c| c.covers(record))
-}
 
 /// The metrics the travel table counts: time and tail (throughput mirrors time per op).
 const COUNTED: [Metric; 2] = [Metric::NsPerOp, Metric::LatencyP99Ns];
@@ -386,23 +374,6 @@ mod tests {
         );
         let alone = crate::record::fixtures::set(vec![passes("base", &up)]);
         assert!(section_without_previous(&alone).contains("every one is `new`"));
-    }
-
-    #[test]
-    fn a_run_keeps_the_timed_records_and_every_claimed_case_of_the_one_it_replaces() {
-        let claimed = [ClaimedCase {
-            experiment: "op".into(),
-            parameter: "small".into(),
-            metric: Metric::PeakHeapBytes,
-            published: None,
-        }];
-        let record = |parameter: &str, metric: Metric| {
-            Record::new(BenchId::new("op", "any", parameter), metric, 1.0)
-        };
-        assert!(kept(&record("large", Metric::NsPerOp), &claimed));
-        assert!(kept(&record("small", Metric::PeakHeapBytes), &claimed));
-        assert!(!kept(&record("large", Metric::PeakHeapBytes), &claimed));
-        assert!(!kept(&record("small", Metric::AllocsPerOp), &claimed));
     }
 
     fn section_without_previous(set: &ResultSet) -> String {

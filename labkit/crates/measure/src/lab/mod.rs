@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::record::{BenchId, Metric, ResultSet, RunMode};
+use crate::record::{BenchId, ResultSet, RunMode};
 
 mod catalog;
+mod claimed;
 mod counted;
 mod declare;
 mod description;
@@ -20,6 +21,7 @@ mod timing;
 mod window;
 
 pub use catalog::*;
+pub use claimed::*;
 pub use counted::*;
 pub use description::*;
 pub use selection::*;
@@ -280,8 +282,8 @@ pub trait Runner {
 }
 
 /// What a lab says about itself: data only, so the driver can hold it as a [`Description`] read
-/// from the lab's binary (`lab --describe`) without linking the lab. Implemented once per lab
-/// crate, beside its [`Lab`].
+/// from the lab's binary (`lab --describe`) without linking the lab. A lab crate gets it, with
+/// its [`Lab`], from [`lab!`](crate::lab!), overriding what it does otherwise.
 pub trait Describe: Sync {
     /// Name on the command line and of the files in `bench-results/`.
     fn name(&self) -> &'static str;
@@ -338,37 +340,8 @@ pub trait Describe: Sync {
     }
 }
 
-/// A case one of the lab's answers claims something on.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ClaimedCase {
-    pub experiment: String,
-    pub parameter: String,
-    pub metric: Metric,
-    /// What the write-up published on it, when it did.
-    #[serde(default)]
-    pub published: Option<PublishedFigure>,
-}
-
-impl ClaimedCase {
-    /// Whether `record` is of this case (any implementation).
-    pub fn covers(&self, record: &crate::record::Record) -> bool {
-        record.id.experiment == self.experiment
-            && record.id.parameter == self.parameter
-            && record.metric == self.metric
-    }
-}
-
-/// A figure the write-up published for one of the lab's cases: before and after the change it
-/// measured, in its own unit.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PublishedFigure {
-    pub old: f64,
-    pub new: f64,
-    pub unit: String,
-}
-
-/// A lab that can run its cases: what the measurement binaries need beyond its description.
-/// Implemented once per lab crate, as a `static`.
+/// A lab that can run its cases: what the measurement binaries need beyond its description. A
+/// lab crate's `static`, from [`lab!`](crate::lab!).
 pub trait Lab: Describe {
     /// `implementation` prepared on `case` (built and warmed up, nothing measured yet).
     fn open(&self, implementation: &str, case: &BenchCase) -> Result<Box<dyn Runner>, String>;

@@ -246,8 +246,8 @@ pub struct ResultSet {
 
 impl ResultSet {
     /// What a later run keeps of this one to compare its verdicts with: the environment, the
-    /// timing (its margin) and the records `keep` chooses ([`crate::travel::kept`]), without
-    /// histograms, repeats or this run's own previous run.
+    /// timing (its margin) and the records `keep` chooses (labkit's `lab::kept_of_previous`),
+    /// without histograms, repeats or this run's own previous run.
     pub fn as_previous(&self, keep: impl Fn(&Record) -> bool) -> ResultSet {
         ResultSet {
             records: self
