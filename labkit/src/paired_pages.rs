@@ -189,4 +189,30 @@ mod tests {
         assert!(row.contains("| 1 | 1 (100.0 %) |"), "{row}");
         assert!(text.contains("\n## tiny\n"), "{text}");
     }
+
+    #[test]
+    fn a_comparison_page_labels_its_cases_as_the_report_does_and_states_its_environment() {
+        use crate::paired::{PairedEstimate, paired_records};
+        use crate::record::Interval;
+        use crate::stats::MedianEstimate;
+        let estimate = |median: f64| MedianEstimate {
+            median,
+            interval: Interval {
+                lower: median * 0.98,
+                upper: median * 1.02,
+                confidence: 0.95,
+            },
+        };
+        let paired = PairedEstimate {
+            a: estimate(40.0),
+            b: estimate(20.0),
+            ratio: estimate(0.5),
+            pairs: 60,
+        };
+        let records = paired_records("op", "base", "fast", "small", &paired);
+        let page = comparison_page(&TINY, &set(records), ("base", "fast"));
+        assert!(page.contains("| op · `small`: small | 40.0 "), "{page}");
+        assert!(page.contains("faster |"), "{page}");
+        assert!(page.contains("| Cores |"), "{page}");
+    }
 }
