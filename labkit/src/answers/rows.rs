@@ -50,7 +50,7 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
     };
     format!(
         " Last run ({}, {}): {} held, **{} CPU-dependent**{new}.",
-        previous.environment.cpu_model,
+        previous.environment.cpu_named_against(&set.environment),
         previous.environment.git_revision,
         count(Travel::Held),
         count(Travel::CpuDependent),

@@ -52,7 +52,7 @@ pub fn row_text(
             "**CPU-dependent**: {} here, {} on the {} run of {}",
             verdict_word(metric, now.verdict),
             verdict_word(metric, b.verdict),
-            previous.environment.cpu_model,
+            previous.environment.cpu_named_against(&set.environment),
             previous.environment.git_revision
         ),
         (Some(t), ..) => t.word().to_owned(),

@@ -76,6 +76,26 @@ impl Environment {
             jvm: None,
         }
     }
+
+    /// This run's CPU as a sentence names it beside `other`'s: its model name, and where the two
+    /// names read alike but the microarchitectures differ (one brand string, two CPUs), its
+    /// family and model too (`Intel(R) Xeon(R) Processor family 6 model 207`).
+    pub fn cpu_named_against(&self, other: &Environment) -> String {
+        let microarchitecture = |e: &Environment| {
+            e.cpu_family
+                .find("family")
+                .map(|at| e.cpu_family[at..].to_owned())
+        };
+        match microarchitecture(self) {
+            Some(own)
+                if self.cpu_model == other.cpu_model
+                    && microarchitecture(other).is_some_and(|theirs| theirs != own) =>
+            {
+                format!("{} {own}", self.cpu_model)
+            }
+            _ => self.cpu_model.clone(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -90,5 +110,30 @@ mod tests {
         std::fs::remove_dir_all(&empty).unwrap();
         assert!(missing.starts_with("no JDK (`java` not found"), "{missing}");
         assert!(missing.contains("openjdk-17-jdk-headless"), "{missing}");
+    }
+
+    #[test]
+    fn a_cpu_is_named_with_its_microarchitecture_only_where_its_name_is_another_cpu_s() {
+        let here = Environment::fixed_for_tests();
+        let other_model = Environment {
+            cpu_family: "TestVendor family 6 model 2".into(),
+            ..here.clone()
+        };
+        assert_eq!(
+            other_model.cpu_named_against(&here),
+            "Test CPU family 6 model 2"
+        );
+        assert_eq!(here.cpu_named_against(&here), "Test CPU");
+        let other_name = Environment {
+            cpu_model: "Other CPU".into(),
+            ..other_model.clone()
+        };
+        assert_eq!(other_name.cpu_named_against(&here), "Other CPU");
+        let unrecorded = Environment {
+            cpu_family: String::new(),
+            ..here.clone()
+        };
+        assert_eq!(unrecorded.cpu_named_against(&here), "Test CPU");
+        assert_eq!(here.cpu_named_against(&unrecorded), "Test CPU");
     }
 }
