@@ -3,14 +3,13 @@
 //! lag of an open loop, each design's goodput over the ceiling's, oha's over the lab generator's,
 //! and the client's and the server's CPU per request under each tool.
 
-use labkit::lab::{Describe, Experiment};
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 
 use crate::MetricsEndpoint;
 use crate::implementations::static_body::StaticBody;
 use crate::lab::{
-    CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAB, LAG_US, SCHEDULE_US, SCRAPE,
-    SCRAPE_BY_OHA, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
+    CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAG_US, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA,
+    SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
 };
 use crate::waiting::{SAMPLED_AT, SLOTS, WAITING_AT, slot_seconds};
 use crate::workload::{Scenario, Shape};
@@ -131,19 +130,11 @@ fn generation(set: &ResultSet, r: &Record) -> Vec<Record> {
     };
     let id = r.id.with_case(GENERATION, &r.id.parameter);
     let ns_per_generation = |us: f64, g: f64| us / g * 1_000.0;
-    let record = match (&r.passes, &generations.passes) {
-        (Some(us), Some(g)) if us.len() == g.len() && g.iter().all(|g| *g > 0.0) => {
-            let passes = us.iter().zip(g).map(|(u, g)| ns_per_generation(*u, *g));
-            Record::from_passes(id, Metric::MeanNs, passes.collect())
-        }
-        _ => Record::new(
-            id,
-            Metric::MeanNs,
-            ns_per_generation(r.value, generations.value),
-        ),
+    let Some(record) = r.combined(generations, id, Metric::MeanNs, ns_per_generation) else {
+        return Vec::new();
     };
     // No generation finished in the window in some pass: no generation time there.
-    if record.value <= 0.0 || !record.value.is_finite() {
+    if record.value <= 0.0 {
         return Vec::new();
     }
     let p99 = set.find(&r.id, Metric::LatencyP99Ns).map(|p99| {
@@ -197,13 +188,7 @@ fn with_ceiling_checks(set: &ResultSet, mut out: Vec<Record>) -> Vec<Record> {
 /// (measured in the same processes); `None` when `over` is 0.
 fn ratio(of: &Record, over: &Record, experiment: &str) -> Option<Record> {
     let id = of.id.with_case(experiment, &of.id.parameter);
-    match (&of.passes, &over.passes) {
-        (Some(a), Some(b)) if a.len() == b.len() && b.iter().all(|v| *v > 0.0) => {
-            let passes = a.iter().zip(b).map(|(a, b)| a / b);
-            Some(Record::from_passes(id, Metric::Ratio, passes.collect()))
-        }
-        _ => (over.value > 0.0).then(|| Record::new(id, Metric::Ratio, of.value / over.value)),
-    }
+    of.combined(over, id, Metric::Ratio, |a, b| a / b)
 }
 
 /// Derived, per design and scenario with a waiting series: requests waiting at the last slot
@@ -288,32 +273,10 @@ pub fn server_system_cpu(measured: &str) -> String {
     format!("{measured}-server-system-cpu")
 }
 
-/// The measured experiment whose parameters `experiment` (measured or derived) has: the
-/// cross-check's for oha's and the ratios to it, the scrapes' for the rest.
-pub fn measured_experiment(experiment: &str) -> &'static Experiment {
-    let oha = [
-        SCRAPE_BY_OHA.to_owned(),
-        OHA_OVER_LAB_GOODPUT.to_owned(),
-        OHA_OVER_LAB_P50.to_owned(),
-        client_cpu(SCRAPE_BY_OHA),
-        client_busy(SCRAPE_BY_OHA),
-        server_cpu(SCRAPE_BY_OHA),
-        server_busy(SCRAPE_BY_OHA),
-        server_system_cpu(SCRAPE_BY_OHA),
-    ];
-    if oha.iter().any(|e| e == experiment) {
-        &LAB.experiments()[1]
-    } else {
-        &LAB.experiments()[0]
-    }
-}
-
-/// The experiments a target's `experiment` stands for: the scrapes, or one derived from them
-/// (with the scenarios as its parameters).
-pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let known = [
-        SCRAPE,
-        SCRAPE_BY_OHA,
+/// The measured experiment a derived one comes from, whose scenarios are its parameters: the
+/// cross-check's for the ratios of oha to the lab's generator, the scrapes' for the rest.
+pub fn derived_from(derived: &str) -> Option<&'static str> {
+    let of_scrapes = [
         GENERATION,
         P99_IN_GENERATIONS,
         PEAK_HEAP_IN_BODIES,
@@ -321,23 +284,19 @@ pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
         OF_CEILING,
         OFFERED,
         GENERATOR_LAG,
-        OHA_OVER_LAB_GOODPUT,
-        OHA_OVER_LAB_P50,
         crate::conformance::CEILING_EXCEEDED,
         WAITING_GROWTH,
         WAITING_PEAK_OVER_USERS,
         crate::conformance::CENSORED_P99,
         crate::conformance::CAPPED,
     ];
-    if !known.contains(&name) && !(0..SLOTS).any(|k| waiting(k) == name) {
-        return Vec::new();
+    if [OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50].contains(&derived) {
+        Some(SCRAPE_BY_OHA)
+    } else if of_scrapes.contains(&derived) || (0..SLOTS).any(|k| waiting(k) == derived) {
+        Some(SCRAPE)
+    } else {
+        None
     }
-    let parameters = measured_experiment(name)
-        .parameters
-        .iter()
-        .map(|p| p.name.clone())
-        .collect();
-    vec![(name.to_owned(), parameters)]
 }
 
 #[cfg(test)]

@@ -10,22 +10,18 @@ use crate::MetricsEndpoint;
 use crate::implementations::{
     coalescing::Coalescing, serial_queue::SerialQueue, static_body::StaticBody,
 };
+use crate::runners::{Client, Setup};
 use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
 
 labkit::lab! {
-    /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: CoalesceLab = "coalesce", "coalesce-lab: the /metrics endpoint under concurrent scrapers";
-    cases: Scenario = experiments;
-    open(implementation, scenario, case) => {
-        let client = if case.experiment == SCRAPE_BY_OHA {
-            crate::runners::Client::Oha
-        } else {
-            crate::runners::Client::Lab
-        };
-        crate::runners::open(implementation, *scenario, client)
-    };
+    cases: Setup = experiments;
     derived: crate::derive::derived;
     describe {
+        fn derived_from(&self, derived: &str) -> Option<&'static str> {
+            crate::derive::derived_from(derived)
+        }
+
         fn tools(&self) -> Vec<labkit::tools::Tool> {
             vec![crate::oha::tool()]
         }
@@ -156,8 +152,13 @@ fn scenario_parameter(scenario: &Scenario) -> Parameter {
     }
 }
 
-fn experiments() -> Vec<Typed<Scenario>> {
+fn experiments() -> Vec<Typed<Setup>> {
     let scrape = |name, description: &str, scenarios: Vec<Scenario>, designs: &[&'static str]| {
+        let client = if name == SCRAPE_BY_OHA {
+            Client::Oha
+        } else {
+            Client::Lab
+        };
         Experiment {
             implementations: designs.to_vec(),
             // Every sample starts its own server: a backlog one design left behind (an unbounded
@@ -169,7 +170,9 @@ fn experiments() -> Vec<Typed<Scenario>> {
             profile_warm_up: PROFILE_WARM_UP,
             ..Experiment::of(name, description, Kind::Steady)
         }
-        .on(scenarios.into_iter().map(|s| (scenario_parameter(&s), s)))
+        .on(scenarios
+            .into_iter()
+            .map(|scenario| (scenario_parameter(&scenario), Setup { scenario, client })))
     };
     let cross_checked = scenarios()
         .into_iter()
@@ -228,14 +231,6 @@ mod tests {
             experiments[0].profile_warm_up > 0,
             "pooled buffers fill first"
         );
-        let case = BenchCase::new(SCRAPE, "closed-1vu-1mib");
-        let err = LAB.open("spin", &case).err().unwrap();
-        assert!(err.contains("valid: serial-queue"), "{err}");
-        let err = LAB
-            .open("coalescing", &BenchCase::new(SCRAPE, "closed-3vu-1mib"))
-            .err()
-            .unwrap();
-        assert!(err.contains("not a parameter of scrape"), "{err}");
     }
 
     /// The short cross-check: oha drives each cross-checked scenario, every request is served

@@ -42,6 +42,7 @@ pub mod placement;
 pub mod queue;
 pub mod report;
 mod runners;
+mod scrapes;
 pub mod server;
 pub mod waiting;
 pub mod workload;

@@ -3,12 +3,12 @@
 
 use labkit::answers::Answers;
 use labkit::chart::Scale;
-use labkit::document::{Block, ChartSpec, Document, LabReport, Page};
+use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_section};
 use labkit::record::{Metric, ResultSet};
 use labkit::report::{Lines, Point};
-use labkit::targets::{TargetSection, Targets};
+use labkit::targets::Targets;
 
-use crate::derive::{target_experiments, waiting};
+use crate::derive::waiting;
 use crate::implementations::bounded_pool::{QUEUE, THREADS};
 use crate::lab::{CoalesceLab, HEADLINE, LAB, SCRAPE, SERVED};
 use crate::load::LAG_EDGES;
@@ -138,7 +138,7 @@ impl LabReport for CoalesceLab {
             details: Page::new(include_str!("../report/details.md")),
             // The main page lists the targets missed, with the reasons below; the details, every one.
             targets: vec![
-                TargetSection::new("targets", set, &target_specs(), target_experiments)
+                target_section(self, "targets", set, &target_specs())
                     .with_notes(include_str!("../report/targets-notes.md")),
             ],
             charts,
@@ -153,11 +153,6 @@ mod tests {
     use super::*;
     use labkit::fixture::result_set;
     use labkit::lab::Describe;
-
-    #[test]
-    fn the_reference_files_name_the_lab_s_own_designs_and_cases() {
-        labkit::testing::targets_name_the_lab_s_own(&LAB, &target_specs(), target_experiments);
-    }
 
     #[test]
     fn the_whole_report_renders_from_an_empty_set() {

@@ -1,10 +1,10 @@
-//! The records dedup-lab derives from measured ones (footprint per producer still known, what a
-//! purge sweep adds to the publisher's tail), and the experiments a target names.
+//! The records dedup-lab derives from measured ones: footprint per producer still known, what a
+//! purge sweep adds to the publisher's tail.
 
 use labkit::record::{Metric, Record, ResultSet};
 
 use crate::lab::{
-    BESIDE_INACTIVE, CASES, FOOTPRINT, FOOTPRINT_PER_PRODUCER, LAB, PURGE_ADDED_TAIL, PURGE_SWEEP,
+    BESIDE_INACTIVE, CASES, FOOTPRINT, FOOTPRINT_PER_PRODUCER, PURGE_ADDED_TAIL, PURGE_SWEEP,
 };
 use crate::runners::Setup;
 
@@ -29,18 +29,4 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
         }
     }
     out
-}
-
-/// The experiments, with their parameters, a target's `experiment` stands for (a derived one
-/// has the parameters of the experiment it comes from).
-pub fn target_experiments(name: &str) -> Vec<(String, Vec<String>)> {
-    let source = match name {
-        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
-        PURGE_ADDED_TAIL => PURGE_SWEEP,
-        other => other,
-    };
-    labkit::targets::own_experiment(&LAB, source)
-        .into_iter()
-        .map(|(_, parameters)| (name.to_owned(), parameters))
-        .collect()
 }

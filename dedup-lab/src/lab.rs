@@ -6,15 +6,19 @@ use labkit::record::{EventName, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
+use crate::footprint::GROWTH;
 use crate::runners::Setup;
 use crate::workload::{Ids, SHAPES, Shape};
 
 labkit::lab! {
-    /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
     cases: Setup = experiments;
     jvm: JVM_DESIGNS, JVM_SOURCES;
-    derived: crate::derive::derived;
+    derived: crate::derive::derived, from {
+        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
+        PURGE_ADDED_TAIL => PURGE_SWEEP,
+    };
+    cost_buckets: crate::report::cost_buckets;
     describe {
         // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
         // scheduler slices, so one sample is not one lucky or unlucky slice.
@@ -27,10 +31,6 @@ labkit::lab! {
                     ..standard
                 },
             }
-        }
-
-        fn cost_buckets(&self) -> labkit::callgrind::Buckets {
-            crate::report::cost_buckets()
         }
     }
 }
@@ -70,57 +70,6 @@ pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const FOOTPRINT_PER_PRODUCER: &str = "footprint-per-producer";
 /// Derived: a purge sweep's admission p99.9 minus the reference's.
 pub(crate) const PURGE_ADDED_TAIL: &str = "purge-added-tail";
-
-/// State growth: `producers` producers each admit one message; all but the newest `kept` are
-/// then purged (`kept == producers`: no purge).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Growth {
-    pub(crate) producers: usize,
-    pub(crate) kept: usize,
-}
-
-const GROWTH: [Growth; 7] = [
-    Growth::all(1),
-    Growth::all(500),
-    Growth::all(10_000),
-    Growth::all(100_000),
-    Growth::all(1_000_000),
-    Growth {
-        producers: 100_000,
-        kept: 10_000,
-    },
-    Growth {
-        producers: 1_000_000,
-        kept: 10_000,
-    },
-];
-
-impl Growth {
-    const fn all(producers: usize) -> Self {
-        Self {
-            producers,
-            kept: producers,
-        }
-    }
-
-    fn name(self) -> String {
-        if self.kept == self.producers {
-            format!("{}-producers", self.producers)
-        } else {
-            format!("{}-producers-purged-to-{}", self.producers, self.kept)
-        }
-    }
-
-    fn label(self) -> String {
-        let n = format_count(self.producers as u64);
-        if self.kept == self.producers {
-            format!("{n} producers")
-        } else {
-            let kept = format_count(self.kept as u64);
-            format!("{n} producers, all but the newest {kept} then purged")
-        }
-    }
-}
 
 /// Untimed admissions per thread before every measured window: the threads are fresh, and their
 /// lazy per-thread state (papaya's reclamation slot, a lock's parking data) is created under the

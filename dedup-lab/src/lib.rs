@@ -24,6 +24,7 @@ lab_registry::designs! {
 
 pub mod churn;
 pub mod derive;
+pub mod footprint;
 pub mod implementations;
 pub mod lab;
 pub mod report;

@@ -7,7 +7,7 @@
 use std::sync::Barrier;
 use std::time::Duration;
 
-use labkit::lab::Window;
+use labkit::lab::{Runner, Window};
 use labkit::threads::{StartLine, TimedThread, timed_threads};
 
 use crate::{DupStatus, Position, SequenceBatch, SequenceDedup};
@@ -313,6 +313,32 @@ pub fn run_window<D: SequenceDedup>(
         })
         .collect();
     timed_threads(window, threads)
+}
+
+/// A deduplicator with a shape's producers connected, each having admitted its first message.
+pub(crate) struct Admission<D: SequenceDedup> {
+    dedup: D,
+    workers: Vec<Worker<D>>,
+}
+
+impl<D: SequenceDedup> Admission<D> {
+    /// A new deduplicator with `shape`'s producers connected, by sequence ids or positions.
+    pub(crate) fn prepare(shape: Shape, ids: Ids) -> Self {
+        let dedup = D::default();
+        let workers = shape.prepare_ids(&dedup, ids);
+        Self { dedup, workers }
+    }
+}
+
+impl<D: SequenceDedup> Runner for Admission<D> {
+    fn run(&mut self, warm_up: u64, ops: u64, window: &mut dyn Window) -> Duration {
+        let elapsed = run_window(&self.dedup, &mut self.workers, warm_up, ops, window);
+        let lost: u64 = self.workers.iter().map(|w| w.lost_races).sum();
+        if lost > 0 {
+            window.count(crate::lab::LOST_RACES, lost);
+        }
+        elapsed
+    }
 }
 
 #[cfg(test)]

@@ -25,7 +25,7 @@ use std::path::Path;
 
 use crate::args::exit_with_usage_error;
 use crate::document::{LabReport, description, details_file, render, with_derived};
-use crate::paired_pages::{comparison_page, rerun_page, writeup_page};
+use crate::pages::{comparison_page, rerun_page, writeup_page};
 use crate::record::{ResultSet, write_atomic};
 
 const USAGE: &str = "usage: lab --describe | --derive <set.json> | --render <set.json> <dir> \

@@ -9,17 +9,18 @@
 //!    [`passes`], [`footprint`], [`args`], [`paired`]);
 //! 3. `labkit-measure`: a lab's description and its measurement ([`lab`], [`jvm`], [`threads`],
 //!    [`sampling`], [`measure`], [`fixture`]), all a bench binary needs;
-//! 4. `labkit-report`: report building blocks ([`report`], [`rows`], [`travel`], [`targets`]);
+//! 4. `labkit-report`: report building blocks ([`report`], [`rows`], [`travel`], [`targets`],
+//!    [`resolution`]);
 //! 5. this crate: answers and pages.
 //!
 //! This crate's own modules:
 //! - [`answers`]: the write-up's claims checked against a run, each difference with its measured
 //!   cause.
-//! - [`verdicts`]: every report's section on how far its verdicts can be trusted;
-//!   [`resolution`]: its power (slowed twins) and the passes it ran again.
+//! - [`verdicts`]: every report's section on how far its verdicts can be trusted (with its power
+//!   and the passes it ran again, [`resolution`]).
 //! - [`document`]: a report as a lab declares it ([`document::LabReport`]), assembled by the kit.
 //! - [`writeup`]: a PR-ready comparison of two implementations from an existing result set.
-//! - [`paired_pages`]: the pages besides the report: a write-up, a paired comparison's page, how
+//! - [`pages`]: the pages besides the report: a write-up, a paired comparison's page, how
 //!   one run's verdicts fared in another.
 //! - [`lab_binary`]: the `main` of every lab's `lab` binary, through which the driver reads the
 //!   lab's description and derived records and has every page written, without linking it: the
@@ -31,8 +32,7 @@ pub use labkit_report::*;
 pub mod answers;
 pub mod document;
 pub mod lab_binary;
-pub mod paired_pages;
-pub mod resolution;
+pub mod pages;
 pub mod testing;
 pub mod verdicts;
 pub mod writeup;

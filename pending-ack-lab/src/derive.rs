@@ -1,5 +1,5 @@
 //! pending-ack-lab's derived records (footprint per entry, cleanups' and scans' instructions per
-//! entry net of the harness floor) and what its targets' `experiment` selectors stand for.
+//! entry net of the harness floor), where each comes from, and its targets' groups of experiments.
 
 use labkit::lab::{Describe, Experiment, Kind};
 use labkit::record::{BenchId, FLOOR, Metric, Record, ResultSet, is_floor};
@@ -29,28 +29,35 @@ pub fn described(name: &str) -> &'static Experiment {
     labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
-/// Whether a target's `experiment` selects `experiment`.
+/// The measured experiment a derived one comes from: footprint for footprint per entry, a
+/// cleanup or scan for its instructions per entry.
+pub fn derived_from(derived: &str) -> Option<&'static str> {
+    if derived == FOOTPRINT_PER_ENTRY {
+        return Some(FOOTPRINT);
+    }
+    let source = PER_ENTRY_EXPERIMENTS
+        .into_iter()
+        .find(|e| net_per_entry(*e) == derived);
+    source.map(Scenario::name)
+}
+
+/// Whether a target's group of experiments selects `experiment`.
 fn selects(selector: &str, experiment: &Experiment) -> bool {
     let shape = Shape::find(experiment.name);
     match selector {
         EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
         EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
-        name => experiment.name == name,
+        _ => false,
     }
 }
 
-/// The experiments, with their parameters, a target's `experiment` stands for.
+/// The experiments, with their parameters, a target's `experiment` stands for: a group, or
+/// by the kit's rule one experiment, measured or derived.
 pub fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
+    if ![EVERY_STEADY, EVERY_ACK_SHAPE].contains(&selector) {
+        return labkit::targets::target_experiments(&LAB, selector);
+    }
     let parameters = |e: &Experiment| e.parameters.iter().map(|p| p.name.clone()).collect();
-    if selector == FOOTPRINT_PER_ENTRY {
-        return vec![(selector.into(), parameters(described(FOOTPRINT)))];
-    }
-    if let Some(e) = PER_ENTRY_EXPERIMENTS
-        .into_iter()
-        .find(|e| net_per_entry(*e) == selector)
-    {
-        return vec![(selector.into(), parameters(described(e.name())))];
-    }
     LAB.experiments()
         .iter()
         .filter(|e| selects(selector, e))

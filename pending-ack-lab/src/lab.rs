@@ -8,18 +8,18 @@ use crate::runners::Setup;
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario};
 
 labkit::lab! {
-    /// The lab, as the measurement binaries and the driver see it.
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
     cases: Setup = experiments;
     jvm: JVM_DESIGNS, JVM_SOURCES;
-    derived: crate::report::derived;
+    derived: crate::derive::derived;
+    cost_buckets: crate::report::cost_buckets;
     describe {
         fn counted_ops(&self) -> u64 {
             COUNTED_OPS
         }
 
-        fn cost_buckets(&self) -> labkit::callgrind::Buckets {
-            crate::report::cost_buckets()
+        fn derived_from(&self, derived: &str) -> Option<&'static str> {
+            crate::derive::derived_from(derived)
         }
     }
 }

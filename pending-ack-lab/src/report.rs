@@ -6,16 +6,15 @@
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::chart::Scale;
-use labkit::document::{ChartSpec, Document, LabReport, Page};
+use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
 use labkit::lab::Describe;
 use labkit::record::{Metric, ResultSet};
 use labkit::report::{Lines, Point, Row};
 use labkit::table::format_count;
-use labkit::targets::{TargetSection, Targets};
+use labkit::targets::Targets;
 
 use crate::concurrent::{SHAPES, Shape};
-pub use crate::derive::derived;
-use crate::derive::{FOOTPRINT_PER_ENTRY, described, target_experiments};
+use crate::derive::{FOOTPRINT_PER_ENTRY, described};
 use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
@@ -73,6 +72,10 @@ impl LabReport for PendingAckLab {
         Some(answers())
     }
 
+    fn target_experiments(&self, selector: &str) -> Vec<(String, Vec<String>)> {
+        crate::derive::target_experiments(selector)
+    }
+
     fn report(&self, set: &ResultSet) -> Document {
         let targets = target_specs();
         let concurrency = concurrency_target_specs();
@@ -80,9 +83,9 @@ impl LabReport for PendingAckLab {
             main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")),
             targets: vec![
-                TargetSection::new("concurrency", set, &concurrency, target_experiments)
+                target_section(self, "concurrency", set, &concurrency)
                     .with_notes(include_str!("../report/concurrency-notes.md")),
-                TargetSection::new("targets", set, &targets, target_experiments)
+                target_section(self, "targets", set, &targets)
                     .headed(&targets.implementation)
                     .with_notes(include_str!("../report/targets-notes.md")),
             ],
@@ -172,16 +175,8 @@ mod tests {
     }
 
     #[test]
-    fn the_reference_files_name_the_lab_s_own_implementations_and_cases() {
-        assert_eq!(
-            answers().claims.len(),
-            44,
-            "every published row of the write-up"
-        );
-        for targets in [target_specs(), concurrency_target_specs()] {
-            labkit::testing::targets_name_the_lab_s_own(&LAB, &targets, target_experiments);
-        }
-        assert!(!cost_buckets().buckets.is_empty());
+    fn the_answers_claim_every_published_row_of_the_write_up() {
+        assert_eq!(answers().claims.len(), 44);
     }
 
     #[test]

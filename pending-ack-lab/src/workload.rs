@@ -6,9 +6,11 @@ use crate::{Mark, PendingAck, PendingAcks};
 
 mod drivers;
 mod retained;
+mod runner;
 
 use drivers::{Cursor, RollingWindow};
 pub use retained::{RETAINED_CASES, RetainedCase};
+pub use runner::WorkloadRunner;
 
 /// `entries` pending entries spread over ledgers `0..ledgers`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -14,20 +14,17 @@ pub(crate) struct Comparison {
 pub(crate) fn comparison(all: &[labs::LabRef], args: &CompareArgs) -> Result<Comparison> {
     let lab = labs::find_in(all, &args.lab)?;
     let implementations = lab.implementations();
-    let unknown = |name: &str| {
-        anyhow!(
-            "unknown implementation `{name}` in lab {}; valid: {}",
-            lab.name(),
-            implementations.join(", ")
-        )
+    let known = |name: &str| {
+        let known = labkit_measure::lab::known_implementation(lab, name);
+        known.map(|()| name.to_owned()).map_err(|e| anyhow!(e))
     };
-    if !implementations.contains(&args.a.as_str()) {
-        return Err(unknown(&args.a));
-    }
-    // Across revisions B defaults to A: the same implementation before and after a change.
+    known(&args.a)?;
+    // Across revisions B defaults to A (the same implementation before and after a change), so
+    // a word after A that is no implementation starts the names; otherwise it must be B.
     let (b, names) = match args.rest.split_first() {
-        Some((b, names)) if implementations.contains(&b.as_str()) => (b.clone(), names),
-        Some((word, _)) if args.rev.is_none() => return Err(unknown(word)),
+        Some((b, names)) if args.rev.is_none() || implementations.contains(&b.as_str()) => {
+            (known(b)?, names)
+        }
         None if args.rev.is_none() => {
             bail!("missing implementation B (only --rev compares A with itself)")
         }

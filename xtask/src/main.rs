@@ -442,17 +442,7 @@ fn alloc(args: &AllocArgs) -> Result<()> {
     let mut words = vec![args.implementation.clone()];
     words.extend(args.case.iter().cloned());
     Selection::parse(lab, &words).map_err(|e| anyhow!(e))?;
-    if !lab
-        .implementations()
-        .contains(&args.implementation.as_str())
-    {
-        bail!(
-            "`{}` is not an implementation of {}; valid: {}",
-            args.implementation,
-            lab.name(),
-            lab.implementations().join(", ")
-        );
-    }
+    labkit_measure::lab::known_implementation(lab, &args.implementation).map_err(|e| anyhow!(e))?;
     let out = root().join("target/lab/dhat").join(format!(
         "{}-{}-{}.json",
         lab.name(),

@@ -6,13 +6,7 @@ pub(crate) fn writeup(args: &WriteupArgs) -> Result<()> {
     let lab = labs::find(&args.lab)?;
     // Refused before anything is measured: the lab's binary checks them again as it writes.
     for side in [&args.a, &args.b] {
-        if !lab.implementations().contains(&side.as_str()) {
-            bail!(
-                "unknown implementation `{side}` in lab {}; valid: {}",
-                lab.name(),
-                lab.implementations().join(", ")
-            );
-        }
+        labkit_measure::lab::known_implementation(lab, side).map_err(|e| anyhow!(e))?;
     }
     Selection::parse(lab, &args.names).map_err(|e| anyhow!(e))?;
     let dir = args

@@ -1,7 +1,7 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::lab::GENERATIONS;
+use crate::lab::{GENERATIONS, LAB};
 use labkit::fixture::result_set;
 
 fn scrape(implementation: &str, parameter: &str, metric: Metric, value: f64) -> Record {

@@ -93,7 +93,7 @@ impl Blocks<'_> {
                 return Ok(match call.function {
                     "targets" => section.table(),
                     "target_misses" => section.misses(),
-                    "targets_source" => section.source.clone(),
+                    "targets_source" => section.spec.source.clone(),
                     _ => self.markdown(&Block::Measured(section.notes.clone())),
                 });
             }

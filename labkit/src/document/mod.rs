@@ -22,7 +22,7 @@ use crate::chart::Chart;
 use crate::lab::{Describe, Lab};
 use crate::record::{Metric, ResultSet, RunMode};
 use crate::report::{Row, environment_section, joined_table};
-use crate::targets::TargetSection;
+use crate::targets::{TargetSection, Targets};
 use crate::template;
 
 /// What a lab's report holds.
@@ -114,6 +114,24 @@ pub trait LabReport: Lab {
     fn answers(&self) -> Option<Answers> {
         None
     }
+
+    /// The experiments, with their parameters, a target's `experiment` stands for: by default
+    /// the lab's experiment or derived experiment of that name
+    /// ([`crate::targets::target_experiments`]).
+    fn target_experiments(&self, selector: &str) -> Vec<(String, Vec<String>)> {
+        crate::targets::target_experiments(self, selector)
+    }
+}
+
+/// `targets` checked against `set` with `lab`'s [`LabReport::target_experiments`], placed under
+/// `name` ([`Document::targets`]).
+pub fn target_section(
+    lab: &dyn LabReport,
+    name: &'static str,
+    set: &ResultSet,
+    targets: &Targets,
+) -> TargetSection {
+    TargetSection::new(name, set, targets, |s| lab.target_experiments(s))
 }
 
 /// What `lab` says about itself, its claimed cases included: what its `lab` binary tells the

@@ -63,6 +63,11 @@ macro_rules! lab_conformance {
         }
 
         #[test]
+        fn conformance_the_reference_files_name_the_lab_s_own_designs_and_cases() {
+            $crate::testing::reference_files_name_the_lab_s_own(&$lab);
+        }
+
+        #[test]
         fn conformance_every_jvm_design_passes_its_own_checks() {
             $crate::testing::jvm_designs_pass_their_checks(&$lab);
         }
@@ -414,29 +419,40 @@ pub fn answers_name_the_description(lab: &dyn LabReport) {
     }
 }
 
-/// Every target in `targets` names the lab's own designs, an experiment group `select` resolves,
-/// and only parameters of the experiments it resolves to.
-pub fn targets_name_the_lab_s_own(
-    lab: &dyn crate::lab::Describe,
-    targets: &Targets,
-    select: impl Fn(&str) -> Vec<(String, Vec<String>)>,
-) {
+/// The lab's reference files parse, and every target of every targets file its report checks
+/// names the lab's own designs, an experiment its [`LabReport::target_experiments`] resolves, and
+/// only parameters of the experiments it resolves to; its cost buckets, if it splits counted
+/// instructions, name where each bucket's costs are spent.
+pub fn reference_files_name_the_lab_s_own(lab: &dyn LabReport) {
+    for bucket in &lab.cost_buckets().buckets {
+        assert!(!bucket.patterns.is_empty(), "cost bucket `{}`", bucket.name);
+    }
     let implementations = lab.implementations();
-    let headline = targets.implementation.as_str();
-    assert!(implementations.contains(&headline), "`{headline}`");
-    for spec in &targets.targets {
-        for named in spec.implementation.iter().chain(&spec.versus) {
-            assert!(
-                implementations.contains(&named.as_str()),
-                "{}: `{named}`",
-                spec.what
-            );
-        }
-        let selected = select(&spec.experiment);
-        assert!(!selected.is_empty(), "{}: `{}`", spec.what, spec.experiment);
-        let parameters: Vec<&String> = selected.iter().flat_map(|(_, p)| p).collect();
-        for named in &spec.parameters {
-            assert!(parameters.contains(&named), "{}: `{named}`", spec.what);
+    let sections = lab.report(&result_set(lab, vec![])).targets;
+    for Targets {
+        implementation,
+        targets,
+        ..
+    } in sections.iter().map(|s| &s.spec)
+    {
+        assert!(
+            implementations.contains(&implementation.as_str()),
+            "`{implementation}`"
+        );
+        for spec in targets {
+            for named in spec.implementation.iter().chain(&spec.versus) {
+                assert!(
+                    implementations.contains(&named.as_str()),
+                    "{}: `{named}`",
+                    spec.what
+                );
+            }
+            let selected = lab.target_experiments(&spec.experiment);
+            assert!(!selected.is_empty(), "{}: `{}`", spec.what, spec.experiment);
+            let parameters: Vec<&String> = selected.iter().flat_map(|(_, p)| p).collect();
+            for named in &spec.parameters {
+                assert!(parameters.contains(&named), "{}: `{named}`", spec.what);
+            }
         }
     }
 }

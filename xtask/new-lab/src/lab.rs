@@ -5,15 +5,14 @@ use std::hint::black_box;
 use std::time::{Duration, Instant};
 
 use labkit::answers::Answers;
-use labkit::document::{ChartSpec, Document, LabReport, Page};
+use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
 use labkit::lab::{Experiment, Kind, Parameter, Runner, Typed, Window};
 use labkit::record::{Metric, ResultSet};
-use labkit::targets::{TargetSection, Targets};
+use labkit::targets::Targets;
 
 use crate::{Counter, ImplementationBuilder};
 
 labkit::lab! {
-    /// The lab, as the bench binaries and the driver see it.
     pub static LAB: __TYPE__ = "__NAME__", "__NAME__-lab: __QUESTION__";
     cases: Keys = experiments;
 }
@@ -102,8 +101,7 @@ impl LabReport for __TYPE__ {
         let title = "__NAME__: time per add (ns/op, median)";
         let rows = rows.expect("the lab's own rows");
         let chart = ChartSpec::bars("__NAME__-add-ns", title, Metric::NsPerOp, rows);
-        let experiments = |name: &str| labkit::targets::own_experiment(&LAB, name);
-        let targets = TargetSection::new("targets", set, &target_specs(), experiments);
+        let targets = target_section(self, "targets", set, &target_specs());
         Document {
             main: Page::new(include_str!("../report/report.md")),
             details: Page::new(include_str!("../report/details.md")),

@@ -1,7 +1,26 @@
 //! [`lab!`](crate::lab!): a lab's [`Describe`](super::Describe) and [`Lab`](super::Lab) glue from
-//! what is particular to it, so a lab states its name, its cases and, where its case value does
-//! not build the runner itself, how a case opens: nothing it would write the same way as every
-//! other lab.
+//! what is particular to it, so a lab states its name and its cases, each with a value that opens
+//! its runner: nothing it would write the same way as every other lab.
+
+use super::Runner;
+
+/// What a case's value builds for a design ([`lab!`](crate::lab!)): its runner, or, where opening
+/// can fail (a server that does not start), the runner or why not.
+pub trait Opened {
+    fn opened(self) -> Result<Box<dyn Runner>, String>;
+}
+
+impl Opened for Box<dyn Runner> {
+    fn opened(self) -> Result<Box<dyn Runner>, String> {
+        Ok(self)
+    }
+}
+
+impl Opened for Result<Box<dyn Runner>, String> {
+    fn opened(self) -> Result<Box<dyn Runner>, String> {
+        self
+    }
+}
 
 /// Declares a lab: a unit struct, its `static`, the `static CASES` holding its experiments
 /// with the lab's own value for each case ([`CaseTable::value`](crate::lab::CaseTable::value)
@@ -9,22 +28,22 @@
 ///
 /// ```text
 /// labkit::lab! {
-///     /// The lab, as the bench binaries and the driver see it.
 ///     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
 ///     cases: Setup = experiments;                   // fn() -> Vec<Typed<Setup>>
-///     open(implementation, setup, _case) => …;      // optional, see below
 ///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
-///     derived: crate::derive::derived;              // optional: fn(&ResultSet) -> Vec<Record>
+///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>,
+///         FOOTPRINT_PER_PRODUCER => FOOTPRINT,      // each derived experiment's source
+///     };                                            // (or `describe`'s own `derived_from`)
+///     cost_buckets: crate::report::cost_buckets;    // optional: fn() -> Buckets
 ///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
 /// }
 /// ```
 ///
 /// The designs are the lab's registry's (`crate::measured_names()`, from
-/// `lab_registry::designs!`), then the JVM's. Without `open`, a case's value is the registry's
+/// `lab_registry::designs!`), then the JVM's. A case's value is the registry's
 /// `ImplementationBuilder` of its runner: a clone of it builds the named design's
-/// (`crate::build_implementation`). With it, its three names bind the implementation's name, the
-/// case's value (`&Setup`) and the case itself (`&BenchCase`) for the expression that opens the
-/// runner. The package is the calling crate's.
+/// (`crate::build_implementation`), a runner or an error ([`Opened`]). The
+/// package is the calling crate's.
 // `crate::` names the calling lab's registry (`measured_names`, `build_implementation`), which is
 // the point: the kit has none.
 #[allow(clippy::crate_in_macro_def)]
@@ -34,11 +53,12 @@ macro_rules! lab {
         $(#[$meta:meta])*
         $vis:vis static $lab:ident: $ty:ident = $name:literal, $title:literal;
         cases: $case:ty = $experiments:path;
-        $(open($implementation:ident, $value:ident, $bench_case:ident) => $open:expr;)?
         $(jvm: $jvm:expr, $sources:expr;)?
-        $(derived: $derived:path;)?
+        $(derived: $derived:path $(, from { $($from:expr => $source:expr),* $(,)? })?;)?
+        $(cost_buckets: $buckets:path;)?
         $(describe { $($describe:tt)* })?
     ) => {
+        /// The lab, as the measurement binaries and the driver see it.
         $(#[$meta])*
         $vis static $lab: $ty = $ty;
 
@@ -75,6 +95,21 @@ macro_rules! lab {
                 CASES.experiments()
             }
 
+            $($(
+                fn derived_from(&self, derived: &str) -> Option<&'static str> {
+                    $(if derived == $from {
+                        return Some($source);
+                    })*
+                    None
+                }
+            )?)?
+
+            $(
+                fn cost_buckets(&self) -> $crate::callgrind::Buckets {
+                    $buckets()
+                }
+            )?
+
             $($($describe)*)?
         }
 
@@ -84,8 +119,9 @@ macro_rules! lab {
                 implementation: &str,
                 case: &$crate::lab::BenchCase,
             ) -> Result<Box<dyn $crate::lab::Runner>, String> {
-                let value = CASES.case(self, implementation, case)?;
-                $crate::lab!(@open implementation, value, case; $(($implementation, $value, $bench_case) => $open)?)
+                let mut value = ::core::clone::Clone::clone(CASES.case(self, implementation, case)?);
+                crate::build_implementation(implementation, &mut value)
+                    .and_then($crate::lab::Opened::opened)
             }
 
             $(
@@ -104,12 +140,4 @@ macro_rules! lab {
             )?
         }
     };
-    (@open $implementation:ident, $value:ident, $case:ident;) => {
-        crate::build_implementation($implementation, &mut ::core::clone::Clone::clone($value))
-    };
-    (@open $implementation:ident, $value:ident, $case:ident;
-        ($i:ident, $v:ident, $c:ident) => $open:expr) => {{
-        let ($i, $v, $c) = ($implementation, $value, $case);
-        $open
-    }};
 }

@@ -15,7 +15,9 @@ mod catalog;
 mod claimed;
 mod counted;
 mod declare;
+pub use declare::Opened;
 mod description;
+mod retained;
 mod selection;
 mod timing;
 mod window;
@@ -24,6 +26,7 @@ pub use catalog::*;
 pub use claimed::*;
 pub use counted::*;
 pub use description::*;
+pub use retained::Retained;
 pub use selection::*;
 pub use timing::*;
 pub use window::*;
@@ -319,6 +322,12 @@ pub trait Describe: Sync {
     fn cost_buckets(&self) -> crate::callgrind::Buckets {
         crate::callgrind::Buckets::default()
     }
+    /// The measured experiment a derived one ([`Lab::derived`]) comes from, whose parameters it
+    /// has: what a target or an answer naming the derived experiment selects. `None`: `derived`
+    /// is not one of the lab's derived experiments.
+    fn derived_from(&self, _derived: &str) -> Option<&'static str> {
+        None
+    }
     /// Programs the lab's runners or tests start, installed by the driver ([`crate::tools`]).
     fn tools(&self) -> Vec<crate::tools::Tool> {
         Vec::new()
@@ -400,6 +409,19 @@ pub fn resolve<'a>(
     Ok((&experiments[e], &experiments[e].parameters[p]))
 }
 
+/// `implementation` is one of `lab`'s, or the error every command gives: the valid ones.
+pub fn known_implementation(lab: &dyn Describe, implementation: &str) -> Result<(), String> {
+    let implementations = lab.implementations();
+    if implementations.contains(&implementation) {
+        return Ok(());
+    }
+    Err(format!(
+        "unknown implementation `{implementation}` in lab {}; valid: {}",
+        lab.name(),
+        implementations.join(", ")
+    ))
+}
+
 /// Where `case` is among `experiments` (of `lab`): the experiment's index and its parameter's.
 fn locate(
     lab: &dyn Describe,
@@ -407,14 +429,8 @@ fn locate(
     implementation: &str,
     case: &BenchCase,
 ) -> Result<(usize, usize), String> {
+    known_implementation(lab, implementation)?;
     let implementations = lab.implementations();
-    if !implementations.contains(&implementation) {
-        return Err(format!(
-            "{}: unknown implementation `{implementation}`; valid: {}",
-            lab.name(),
-            implementations.join(", ")
-        ));
-    }
     let e = experiments
         .iter()
         .position(|e| e.name == case.experiment)

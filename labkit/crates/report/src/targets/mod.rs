@@ -6,7 +6,7 @@
 use serde::Deserialize;
 
 mod section;
-pub use section::{TargetSection, own_experiment};
+pub use section::{TargetSection, target_experiments};
 
 use crate::compare::compare_in;
 use crate::record::{BenchId, FLOOR, Metric, Quantity, ResultSet, RunMode};
@@ -15,7 +15,7 @@ use crate::table::{Align, Table, format_bytes, format_count, format_number};
 use crate::template;
 
 /// A lab's targets file.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct Targets {
     /// The design the targets are about, unless a target names another.
     pub implementation: String,
@@ -29,7 +29,7 @@ pub struct Targets {
 
 /// A bound on the seconds a run of one mode spends measuring (its stages, after the build), as
 /// the driver timed them; checked on a report of that mode only.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct RunTimeTarget {
     pub what: String,
     pub mode: RunMode,
@@ -91,7 +91,7 @@ fn mode_name(mode: RunMode) -> &'static str {
     }
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub struct TargetSpec {
     /// How the row reads, a template: `{{ experiment }}` and `{{ parameter }}` are filled in.
     pub what: String,
@@ -322,7 +322,7 @@ mod tests {
             .headed("fast")
             .with_notes("why");
         assert_eq!(
-            (section.source.as_str(), section.notes.as_str()),
+            (section.spec.source.as_str(), section.notes.as_str()),
             ("a test", "why")
         );
         let misses = section.misses();

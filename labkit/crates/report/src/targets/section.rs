@@ -1,17 +1,23 @@
 //! A targets file checked against a run as a page places it, and what a target's experiment
-//! stands for in a lab without derived experiments.
+//! stands for.
 
 use super::{Checked, Targets, check, table};
 use crate::record::ResultSet;
 
-/// What a target's `experiment` stands for when it names one of `lab`'s own experiments: that
-/// experiment and its parameters (a lab with derived or grouped experiments maps those itself).
-pub fn own_experiment(lab: &dyn crate::lab::Describe, name: &str) -> Vec<(String, Vec<String>)> {
-    crate::lab::experiment(lab, name)
-        .map(|e| {
-            let parameters = e.parameters.iter().map(|p| p.name.clone()).collect();
-            vec![(name.to_owned(), parameters)]
-        })
+/// What a target's `experiment` stands for by default: `lab`'s experiment of that name, or the
+/// derived one of that name with the parameters of the experiment it comes from
+/// ([`Describe::derived_from`](crate::lab::Describe::derived_from)); nothing for another name (a
+/// lab with grouped selectors maps those itself, then calls this).
+pub fn target_experiments<L: crate::lab::Describe + ?Sized>(
+    lab: &L,
+    name: &str,
+) -> Vec<(String, Vec<String>)> {
+    let source = lab.derived_from(name).unwrap_or(name);
+    let experiment = lab.experiments().iter().find(|e| e.name == source);
+    let parameters =
+        |e: &crate::lab::Experiment| e.parameters.iter().map(|p| p.name.clone()).collect();
+    experiment
+        .map(|e| vec![(name.to_owned(), parameters(e))])
         .unwrap_or_default()
 }
 
@@ -19,8 +25,8 @@ pub fn own_experiment(lab: &dyn crate::lab::Describe, name: &str) -> Vec<(String
 /// name the lab gives it ([`crate::document::Document::targets`]).
 pub struct TargetSection {
     pub name: &'static str,
-    /// Where the targets come from (markdown).
-    pub source: String,
+    /// The targets as the lab's file states them.
+    pub spec: Targets,
     pub checked: Vec<Checked>,
     /// The measured column's heading.
     pub heading: String,
@@ -38,7 +44,7 @@ impl TargetSection {
     ) -> Self {
         Self {
             name,
-            source: targets.source.clone(),
+            spec: targets.clone(),
             checked: check(set, targets, experiments),
             heading: "measured".into(),
             notes: String::new(),

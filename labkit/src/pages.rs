@@ -18,15 +18,8 @@ pub fn writeup_page(
     names: &[String],
     paired: Option<&ResultSet>,
 ) -> Result<String, String> {
-    let implementations = lab.implementations();
     for side in [a, b] {
-        if !implementations.contains(&side) {
-            return Err(format!(
-                "unknown implementation `{side}` in lab {}; valid: {}",
-                lab.name(),
-                implementations.join(", ")
-            ));
-        }
+        crate::lab::known_implementation(lab, side)?;
     }
     let selection = Selection::parse(lab, names)?;
     let words = format!("{} {a} {b} {}", lab.name(), names.join(" "));
