@@ -30,7 +30,7 @@ pub(super) fn pair_travel(
 /// ([`travel::NEITHER`]), or "—" when no pair was measured.
 pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
     let find = |t: Travel| pairs.iter().find(|(p, _)| *p == Some(t)).cloned();
-    find(Travel::CpuDependent)
+    find(Travel::Moved)
         .or_else(|| find(Travel::New))
         .or_else(|| find(Travel::Held))
         .or_else(|| pairs.first().cloned())
@@ -48,13 +48,14 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
         0 => String::new(),
         n => format!(", {n} new"),
     };
-    format!(
-        " Last run ({}, {}): {} held, **{} CPU-dependent**{new}.",
-        previous.environment.cpu_named_against(&set.environment),
-        previous.environment.git_revision,
-        count(Travel::Held),
-        count(Travel::CpuDependent),
-    )
+    let (env, revision) = (&previous.environment, &previous.environment.git_revision);
+    let (held, moved) = (count(Travel::Held), count(Travel::Moved));
+    if env.same_cpu(&set.environment) {
+        format!(" Last run ({revision}, this CPU): {held} held, **{moved} did not hold**{new}.")
+    } else {
+        let cpu = env.cpu_named_against(&set.environment);
+        format!(" Last run ({cpu}, {revision}): {held} held, **{moved} CPU-dependent**{new}.")
+    }
 }
 
 #[cfg(test)]
@@ -68,7 +69,7 @@ mod tests {
         assert_eq!(
             row_travel(vec![
                 pair(Some(Travel::Held), "held"),
-                pair(Some(Travel::CpuDependent), "cpu"),
+                pair(Some(Travel::Moved), "cpu"),
                 pair(Some(Travel::New), "new"),
             ])
             .1,

@@ -368,30 +368,36 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
     let mut replaced = set(now.clone());
     replaced.previous = Some(Box::new(set(now.clone())));
     assert_eq!(answers.check(&replaced).travel, [Some(Travel::Held)]);
-    // On the other machine `fast` was slower: the row says so, and is counted apart.
+    // In the last run `fast` was slower: the row says so, and is counted apart; on this CPU it
+    // is a verdict that did not hold, on another a CPU-dependent one.
     let mut other = now.clone();
     other[3] = passes("fast", &twice);
-    replaced.previous = Some(Box::new(set(other)));
-    let checked = answers.check(&replaced);
-    assert_eq!(checked.travel, [Some(Travel::CpuDependent)]);
-    assert!(
-        checked
-            .markdown
-            .contains("**CPU-dependent**: faster here, slower on the Test CPU run of abc1234"),
-        "{}",
-        checked.markdown
-    );
     let file = FILE.replacen(r#""claims": ["#, r#""verdict": "Done.", "claims": ["#, 1);
-    let verdict = verdict_paragraph(&Answers::parse(&file).unwrap(), &replaced).unwrap();
-    assert!(
-        verdict.contains("Last run (Test CPU, abc1234): 0 held, **1 CPU-dependent**."),
-        "{verdict}"
+    let mut says = |previous: ResultSet, row: &str, sentence: &str| {
+        replaced.previous = Some(Box::new(previous));
+        let checked = answers.check(&replaced);
+        assert_eq!(checked.travel, [Some(Travel::Moved)]);
+        assert!(checked.markdown.contains(row), "{}", checked.markdown);
+        let verdict = verdict_paragraph(&Answers::parse(&file).unwrap(), &replaced).unwrap();
+        assert!(verdict.contains(sentence), "{verdict}");
+    };
+    says(
+        set(other.clone()),
+        "**did not hold**: faster here, slower in the run of abc1234 on this CPU",
+        "Last run (abc1234, this CPU): 0 held, **1 did not hold**.",
+    );
+    let mut elsewhere = set(other);
+    elsewhere.environment.cpu_model = "Other CPU".into();
+    says(
+        elsewhere,
+        "**CPU-dependent**: faster here, slower on the Other CPU run of abc1234",
+        "Last run (Other CPU, abc1234): 0 held, **1 CPU-dependent**.",
     );
 }
 
 /// A value measured once compares `same` within the claim's resolution, here and in the run it
 /// replaced, so a small difference that flips between runs neither fails the claim nor travels
-/// as CPU-dependent; beyond it, the direction stands.
+/// as a verdict that moved; beyond it, the direction stands.
 #[test]
 fn a_claim_s_resolution_reads_close_single_values_as_the_same_here_and_in_the_last_run() {
     let file = |resolution: &str| {
@@ -422,7 +428,7 @@ fn a_claim_s_resolution_reads_close_single_values_as_the_same_here_and_in_the_la
     assert_eq!(checked.travel, [Some(Travel::Held)]);
     let by_value = Answers::parse(&file("")).unwrap().check(&now);
     assert_ne!(by_value.outcomes, [Outcome::Reproduces]);
-    assert_eq!(by_value.travel, [Some(Travel::CpuDependent)]);
+    assert_eq!(by_value.travel, [Some(Travel::Moved)]);
     let far = set(heap(2930.0, 1930.0));
     assert_ne!(loose.check(&far).outcomes, [Outcome::Reproduces]);
 }

@@ -175,7 +175,9 @@ pub fn at_resolution(
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Travel {
     Held,
-    CpuDependent,
+    /// Another verdict there, or decisive on one side only: CPU-dependent when that run was on
+    /// another CPU, a verdict that did not hold when it was on this one.
+    Moved,
     New,
 }
 
@@ -183,7 +185,7 @@ impl Travel {
     pub fn word(self) -> &'static str {
         match self {
             Self::Held => "held",
-            Self::CpuDependent => "CPU-dependent",
+            Self::Moved => "did not hold",
             Self::New => "new",
         }
     }
@@ -201,7 +203,7 @@ pub fn travel_of(now: &Comparison, before: Option<&Comparison>) -> Option<Travel
         None if decisive(now.verdict) => Some(Travel::New),
         None => None,
         Some(b) if b.verdict == now.verdict && decisive(now.verdict) => Some(Travel::Held),
-        Some(b) if decisive(b.verdict) || decisive(now.verdict) => Some(Travel::CpuDependent),
+        Some(b) if decisive(b.verdict) || decisive(now.verdict) => Some(Travel::Moved),
         Some(_) => None,
     }
 }

@@ -1,7 +1,8 @@
 //! Verdicts that travel: every full run is compared, cell by cell, with the run it replaced
 //! (`ResultSet::previous`, whatever machine produced it), and each verdict this run decided is
-//! `held` (the same verdict there), `CPU-dependent` (another verdict there, or decisive on one
-//! side only) or `new` (not measured there). Only a held verdict is one a reader on another
+//! `held` (the same verdict there), moved (another verdict there, or decisive on one side only:
+//! `CPU-dependent` when that run was on another CPU, `did not hold` on this one) or `new` (not
+//! measured there). Only a held verdict is one a reader on another
 //! machine can expect to see.
 
 use crate::compare::{Comparison, Resolution, Verdict, at_resolution, compare_in, decisive};
@@ -48,13 +49,21 @@ pub fn row_text(
     before: Option<&Comparison>,
 ) -> String {
     match (of(now, before), before, set.previous.as_deref()) {
-        (Some(Travel::CpuDependent), Some(b), Some(previous)) => format!(
-            "**CPU-dependent**: {} here, {} on the {} run of {}",
-            verdict_word(metric, now.verdict),
-            verdict_word(metric, b.verdict),
-            previous.environment.cpu_named_against(&set.environment),
-            previous.environment.git_revision
-        ),
+        (Some(Travel::Moved), Some(b), Some(previous)) => {
+            let (here, there) = (
+                verdict_word(metric, now.verdict),
+                verdict_word(metric, b.verdict),
+            );
+            let (env, revision) = (&previous.environment, &previous.environment.git_revision);
+            if env.same_cpu(&set.environment) {
+                format!(
+                    "**did not hold**: {here} here, {there} in the run of {revision} on this CPU"
+                )
+            } else {
+                let cpu = env.cpu_named_against(&set.environment);
+                format!("**CPU-dependent**: {here} here, {there} on the {cpu} run of {revision}")
+            }
+        }
         (Some(t), ..) => t.word().to_owned(),
         (None, ..) => NEITHER.to_owned(),
     }
@@ -350,11 +359,11 @@ mod tests {
         assert_eq!(
             travel("flip"),
             (
-                Some(Travel::CpuDependent),
-                "**CPU-dependent**: faster here, slower on the Test CPU run of abc1234".into()
+                Some(Travel::Moved),
+                "**did not hold**: faster here, slower in the run of abc1234 on this CPU".into()
             )
         );
-        assert_eq!(travel("wobble").0, Some(Travel::CpuDependent));
+        assert_eq!(travel("wobble").0, Some(Travel::Moved));
         assert_eq!(travel("fresh"), (Some(Travel::New), "new".into()));
         let baselines = Baselines::new("base", &[]);
         let section = section(&set, &baselines);

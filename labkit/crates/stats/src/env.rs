@@ -81,20 +81,33 @@ impl Environment {
     /// names read alike but the microarchitectures differ (one brand string, two CPUs), its
     /// family and model too (`Intel(R) Xeon(R) Processor family 6 model 207`).
     pub fn cpu_named_against(&self, other: &Environment) -> String {
-        let microarchitecture = |e: &Environment| {
-            e.cpu_family
-                .find("family")
-                .map(|at| e.cpu_family[at..].to_owned())
-        };
-        match microarchitecture(self) {
+        match self.microarchitecture() {
             Some(own)
                 if self.cpu_model == other.cpu_model
-                    && microarchitecture(other).is_some_and(|theirs| theirs != own) =>
+                    && other
+                        .microarchitecture()
+                        .is_some_and(|theirs| theirs != own) =>
             {
                 format!("{} {own}", self.cpu_model)
             }
             _ => self.cpu_model.clone(),
         }
+    }
+
+    /// Whether `other` ran on this CPU: the same brand string and the same family and model
+    /// (where both recorded one).
+    pub fn same_cpu(&self, other: &Environment) -> bool {
+        self.cpu_model == other.cpu_model
+            && match (self.microarchitecture(), other.microarchitecture()) {
+                (Some(own), Some(theirs)) => own == theirs,
+                _ => true,
+            }
+    }
+
+    /// `family X model Y`, from [`Environment::cpu_family`].
+    fn microarchitecture(&self) -> Option<&str> {
+        let at = self.cpu_family.find("family")?;
+        Some(&self.cpu_family[at..])
     }
 }
 

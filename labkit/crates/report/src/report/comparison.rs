@@ -159,7 +159,7 @@ fn elsewhere(
         ))
     });
     match (travel_of(now, before.as_ref()), before) {
-        (Some(Travel::CpuDependent), Some(b)) => format!(
+        (Some(Travel::Moved), Some(b)) => format!(
             "<br>last run: {:.2}× {}",
             b.ratio,
             verdict_word(metric, b.verdict)
