@@ -7,6 +7,10 @@ use labkit::lab::{Experiment, Kind, LatencyRecording, Parameter, Timing, Typed};
 use labkit::record::{EventName, RunMode};
 
 use crate::MetricsEndpoint;
+use crate::conformance::{CAPPED, CEILING_EXCEEDED, CENSORED_P99};
+use crate::derive::{
+    OF_CEILING, OFFERED, P99_IN_GENERATIONS, WAITING_GROWTH, WAITING_PEAK_OVER_USERS,
+};
 use crate::implementations::{
     coalescing::Coalescing, serial_queue::SerialQueue, static_body::StaticBody,
 };
@@ -16,12 +20,18 @@ use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
 labkit::lab! {
     pub static LAB: CoalesceLab = "coalesce", "coalesce-lab: the /metrics endpoint under concurrent scrapers";
     cases: Setup = experiments;
-    derived: crate::derive::derived;
+    derivations: crate::derive::derivations;
+    derived: crate::derive::derived, from {
+        P99_IN_GENERATIONS => SCRAPE,
+        OFFERED => SCRAPE,
+        OF_CEILING => SCRAPE,
+        WAITING_GROWTH => SCRAPE,
+        WAITING_PEAK_OVER_USERS => SCRAPE,
+        CEILING_EXCEEDED => SCRAPE,
+        CENSORED_P99 => SCRAPE,
+        CAPPED => SCRAPE,
+    };
     describe {
-        fn derived_from(&self, derived: &str) -> Option<&'static str> {
-            crate::derive::derived_from(derived)
-        }
-
         fn tools(&self) -> Vec<labkit::tools::Tool> {
             vec![crate::oha::tool()]
         }

@@ -1,8 +1,9 @@
 //! dedup-lab's description: what the measurement binaries and the driver run (the runners are
 //! [`crate::runners`], the report [`crate::report`]'s).
 
+use labkit::derivation::{Derivation, Operand};
 use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Timing, Typed};
-use labkit::record::{EventName, RunMode};
+use labkit::record::{BenchId, EventName, Metric, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
@@ -14,10 +15,7 @@ labkit::lab! {
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
     cases: Setup = experiments;
     jvm: JVM_DESIGNS, JVM_SOURCES;
-    derived: crate::derive::derived, from {
-        FOOTPRINT_PER_PRODUCER => FOOTPRINT,
-        PURGE_ADDED_TAIL => PURGE_SWEEP,
-    };
+    derivations: derivations;
     cost_buckets: crate::report::cost_buckets;
     describe {
         // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
@@ -71,10 +69,32 @@ pub(crate) const FOOTPRINT_PER_PRODUCER: &str = "footprint-per-producer";
 /// Derived: a purge sweep's admission p99.9 minus the reference's.
 pub(crate) const PURGE_ADDED_TAIL: &str = "purge-added-tail";
 
+/// Footprint per producer still known, and what a purge sweep adds to the publisher's p99.9.
+fn derivations() -> Vec<Derivation> {
+    let kept = |id: &BenchId| match CASES.value(FOOTPRINT, &id.parameter) {
+        Some(Setup::Footprint(growth)) => Some(growth.kept as f64),
+        _ => None,
+    };
+    vec![
+        Derivation::new(FOOTPRINT_PER_PRODUCER, FOOTPRINT, Metric::RetainedBytes)
+            .over(Operand::Case(kept)),
+        Derivation::new(PURGE_ADDED_TAIL, PURGE_SWEEP, Metric::LatencyP999Ns)
+            .minus(Operand::Experiment(BESIDE_INACTIVE)),
+    ]
+}
+
 /// Untimed admissions per thread before every measured window: the threads are fresh, and their
 /// lazy per-thread state (papaya's reclamation slot, a lock's parking data) is created under the
 /// same contention before the window opens.
 const WINDOW_WARM_UP: u64 = 1_000;
+
+/// An experiment whose windows each open after [`WINDOW_WARM_UP`] admissions per thread.
+fn warmed(name: &'static str, description: &str, kind: Kind) -> Experiment {
+    Experiment {
+        window_warm_up: WINDOW_WARM_UP,
+        ..Experiment::of(name, description, kind)
+    }
+}
 
 fn shape_parameter(shape: Shape) -> Parameter {
     Parameter {
@@ -90,11 +110,10 @@ fn shape_parameter(shape: Shape) -> Parameter {
 
 fn experiments() -> Vec<Typed<Setup>> {
     let admission = Experiment {
-        window_warm_up: WINDOW_WARM_UP,
         // Each sample admits on a fresh deduplicator with freshly connected producers.
         fresh_per_sample: true,
         jvm: true,
-        ..Experiment::of(
+        ..warmed(
             ADMISSION,
             "one admission check (NotDup, Dup or Unknown) of a producer's next sequence id",
             Kind::Steady,
@@ -104,9 +123,8 @@ fn experiments() -> Vec<Typed<Setup>> {
         .into_iter()
         .map(|s| (shape_parameter(s), Setup::Admission(s, Ids::Sequence))));
     let replicated = Experiment {
-        window_warm_up: WINDOW_WARM_UP,
         fresh_per_sample: true,
-        ..Experiment::of(
+        ..warmed(
             REPLICATED_ADMISSION,
             "one admission check (NotDup, Dup or Unknown) of a replicated message by its \
              (ledger, entry) source position",
@@ -144,10 +162,9 @@ fn experiments() -> Vec<Typed<Setup>> {
 /// publishing threads.
 fn churn() -> Typed<Setup> {
     Experiment {
-        window_warm_up: WINDOW_WARM_UP,
         latency: LatencyRecording::ExtraSample,
         throughput: true,
-        ..Experiment::of(
+        ..warmed(
             CHURN,
             &format!(
                 "one admission of a live producer's next id while, once per {} admissions, a new \
@@ -179,9 +196,8 @@ fn purges() -> [Typed<Setup>; 2] {
         format_count(INACTIVE as u64)
     );
     let beside_inactive = Experiment {
-        window_warm_up: WINDOW_WARM_UP,
         latency: LatencyRecording::ExtraSample,
-        ..Experiment::of(
+        ..warmed(
             BESIDE_INACTIVE,
             "one admission of a live producer's next id beside inactive producers, nothing purged",
             Kind::Steady,
@@ -192,9 +208,8 @@ fn purges() -> [Typed<Setup>; 2] {
         Setup::Purge { purging: false },
     )]);
     let purge_sweep = Experiment {
-        window_warm_up: WINDOW_WARM_UP,
         latency: LatencyRecording::ExtraSample,
-        ..Experiment::of(
+        ..warmed(
             PURGE_SWEEP,
             "one sweep purging every inactive producer while the publisher admits (the latencies \
              are the publisher's admissions during the sweeps)",
@@ -212,8 +227,6 @@ fn purges() -> [Typed<Setup>; 2] {
 mod tests {
     use super::*;
 
-    use labkit::lab::Describe;
-
     // Growth beyond 10^4 producers is left to the smoke run's optimised build.
     labkit::lab_conformance!(
         LAB,
@@ -222,19 +235,4 @@ mod tests {
             !matches!(CASES.value(e.name, &p.name), Some(Setup::Footprint(g)) if g.producers > 10_000)
         }
     );
-
-    #[test]
-    fn counted_parameters_are_the_single_thread_shapes() {
-        let experiments = LAB.experiments();
-        let counted = labkit::lab::counted_cases_of(&LAB);
-        assert!(!counted.is_empty());
-        for case in counted {
-            let e = experiments
-                .iter()
-                .find(|e| e.name == case.experiment)
-                .unwrap();
-            let p = e.parameter(&case.parameter).unwrap();
-            assert!(p.threads <= 1, "{case}: valgrind serialises threads");
-        }
-    }
 }

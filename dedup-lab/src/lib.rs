@@ -23,7 +23,6 @@ lab_registry::designs! {
 }
 
 pub mod churn;
-pub mod derive;
 pub mod footprint;
 pub mod implementations;
 pub mod lab;

@@ -1,81 +1,20 @@
 //! dedup-lab's report: where counted instructions go, its targets, its answers to PR #26763's
-//! table, and what its two pages hold beyond what their templates name (`report/*.md`).
+//! table, its charts and the workloads' settings its pages (`report/*.md`) name.
 
 use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
-use labkit::document::{Block, ChartSpec, Document, LabReport, Page, target_section};
-use labkit::lab::Describe;
-use labkit::record::{BenchId, Metric, ResultSet};
-use labkit::report::{Row, format_duration};
+use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
+use labkit::record::{Metric, ResultSet};
 use labkit::rows::select;
-use labkit::table::{Align, Table, format_count, format_number};
+use labkit::table::format_count;
 use labkit::targets::Targets;
 
-use crate::lab::{
-    ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, INACTIVE_PARAMETER, LAB, PURGE_SWEEP,
-};
+use crate::lab::{ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, LAB, PURGE_SWEEP};
 
 labkit::report_files! {
     cost_buckets: Buckets = "cost-buckets.json",
     answers: Answers = "answers.json",
     target_specs: Targets = "targets.json",
-}
-
-/// A signed duration: `+1.20 µs`, `−350 ns`.
-fn format_added(ns: f64) -> String {
-    let sign = if ns < 0.0 { "−" } else { "+" };
-    format!("{sign}{}", format_duration(ns.abs()))
-}
-
-/// Answers outside the contract per row and design, as counts (a comparison to the baseline
-/// means nothing when both should be zero).
-fn unexpected_table(set: &ResultSet, rows: &[Row], implementations: &[&str]) -> Table {
-    let mut table = implementations
-        .iter()
-        .fold(Table::new().column("Case", Align::Left), |t, i| {
-            t.column(&format!("`{i}`"), Align::Right)
-        });
-    for row in rows {
-        let mut cells = vec![format!("{} · `{}`", row.experiment, row.parameter)];
-        cells.extend(implementations.iter().map(|implementation| {
-            let id = BenchId::new(&row.experiment, implementation, &row.parameter);
-            set.find(&id, Metric::EventsPer100Ops(crate::churn::UNEXPECTED))
-                .map_or_else(|| "—".into(), |r| format_number(r.value))
-        }));
-        table.row(cells);
-    }
-    table
-}
-
-/// Per design: the publisher's p99.9 alone and during purge sweeps, and the difference.
-fn purge_tail_table(set: &ResultSet, implementations: &[&str]) -> Table {
-    let mut table = Table::new()
-        .column("Design", Align::Left)
-        .column("p99.9 beside inactive producers", Align::Right)
-        .column("p99.9 during purge sweeps", Align::Right)
-        .column("added", Align::Right);
-    for implementation in implementations {
-        let find = |experiment: &str| {
-            set.find(
-                &BenchId::new(experiment, implementation, INACTIVE_PARAMETER),
-                Metric::LatencyP999Ns,
-            )
-            .map(|r| r.value)
-        };
-        let (alone, sweeping) = (find(BESIDE_INACTIVE), find(PURGE_SWEEP));
-        let show = |v: Option<f64>| v.map_or_else(|| "—".into(), format_duration);
-        let added = match (alone, sweeping) {
-            (Some(a), Some(s)) => format_added(s - a),
-            _ => "—".into(),
-        };
-        table.row(vec![
-            format!("`{implementation}`"),
-            show(alone),
-            show(sweeping),
-            added,
-        ]);
-    }
-    table
 }
 
 /// The churn and purge workloads' settings the prose names.
@@ -96,7 +35,6 @@ impl LabReport for DedupLab {
 
     fn report(&self, set: &ResultSet) -> Document {
         let cores = set.environment.cores;
-        let implementations = LAB.implementations();
         let all = |selector: &str| select(&LAB, selector, cores).expect("the lab's own rows");
         let admission = all(ADMISSION);
         let churn = all(CHURN);
@@ -114,16 +52,9 @@ impl LabReport for DedupLab {
             let title = format!("dedup: {e} · {p}, admission latency percentiles");
             ChartSpec::latency(format!("dedup-{e}-{p}-latency"), title, row.clone())
         }));
-        let unexpected = unexpected_table(set, &[churn, purge].concat(), &implementations);
         Document {
             main: Page::new(include_str!("../report/report.md")),
-            details: Page::new(include_str!("../report/details.md")).blocks(vec![
-                ("churn_unexpected", Block::Markdown(unexpected.render())),
-                (
-                    "purge_tail",
-                    Block::Markdown(purge_tail_table(set, &implementations).render()),
-                ),
-            ]),
+            details: Page::new(include_str!("../report/details.md")),
             targets: vec![
                 // The notes below the table: the reasons for misses, with this run's values.
                 target_section(self, "targets", set, &targets)
@@ -139,10 +70,10 @@ impl LabReport for DedupLab {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::derive::derived;
-    use crate::lab::{CHURN_PUBLISHERS, FOOTPRINT};
+    use crate::lab::{CHURN_PUBLISHERS, FOOTPRINT, INACTIVE_PARAMETER};
     use labkit::fixture::result_set;
-    use labkit::record::Record;
+    use labkit::lab::Lab;
+    use labkit::record::{BenchId, Record};
 
     #[test]
     fn the_report_renders_from_an_empty_set() {
@@ -190,7 +121,8 @@ mod tests {
                 ),
             ],
         );
-        let values: Vec<(String, f64)> = derived(&s)
+        let values: Vec<(String, f64)> = LAB
+            .derived(&s)
             .into_iter()
             .map(|r| (r.id.to_string(), r.value))
             .collect();

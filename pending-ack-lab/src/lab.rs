@@ -1,25 +1,23 @@
 //! pending-ack-lab's description: what the measurement binaries and the driver run (the runners
 //! are [`crate::runners`], the report [`crate::report`]s).
 
+use labkit::derivation::{Derivation, Operand};
 use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Typed};
+use labkit::record::{BenchId, FLOOR, Metric};
 
 use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
 use crate::runners::Setup;
-use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario};
+use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario, entries_per_op};
 
 labkit::lab! {
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
     cases: Setup = experiments;
     jvm: JVM_DESIGNS, JVM_SOURCES;
-    derived: crate::derive::derived;
+    derivations: derivations;
     cost_buckets: crate::report::cost_buckets;
     describe {
         fn counted_ops(&self) -> u64 {
             COUNTED_OPS
-        }
-
-        fn derived_from(&self, derived: &str) -> Option<&'static str> {
-            crate::derive::derived_from(derived)
         }
     }
 }
@@ -38,6 +36,32 @@ const JVM_SOURCES: JvmSources = labkit::jvm_sources!(pendingack: PendingAckLab; 
 
 pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const RETAINED_CAPACITY: &str = "retained-capacity";
+/// Derived: footprint per entry.
+pub const FOOTPRINT_PER_ENTRY: &str = "footprint-per-entry";
+
+/// Footprint per entry held, and the cleanups' and scans' counted instructions net of the harness
+/// floor per entry they visit (`<experiment>-net-per-entry`).
+fn derivations() -> Vec<Derivation> {
+    let net_per_entry = [Scenario::RemoveAllUpTo, Scenario::ForEachScan].map(|e| {
+        let name = format!("{}-net-per-entry", e.name());
+        Derivation::new(name, e.name(), Metric::InstructionsPerOp)
+            .minus(Operand::Design(FLOOR))
+            .over(Operand::Case(entries))
+    });
+    let footprint = Derivation::new(FOOTPRINT_PER_ENTRY, FOOTPRINT, Metric::RetainedBytes)
+        .over(Operand::Case(entries));
+    [footprint].into_iter().chain(net_per_entry).collect()
+}
+
+/// The entries a case's map holds (a footprint's) or its op visits (a cleanup's, a scan's).
+fn entries(id: &BenchId) -> Option<f64> {
+    let entries = match CASES.value(&id.experiment, &id.parameter)? {
+        Setup::Footprint(dataset) => dataset.entries,
+        Setup::Timed(experiment, dataset) => entries_per_op(*experiment, *dataset)?,
+        _ => return None,
+    };
+    Some(entries as f64)
+}
 
 /// Instructions are counted on the write-up's headline datasets (one and twenty ledgers) to keep the
 /// valgrind stage short; the wall-time passes time every dataset.

@@ -24,7 +24,6 @@ lab_registry::designs! {
 }
 
 pub mod concurrent;
-mod derive;
 pub mod implementations;
 pub mod lab;
 pub mod report;

@@ -7,15 +7,15 @@ use labkit::answers::Answers;
 use labkit::callgrind::Buckets;
 use labkit::chart::Scale;
 use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
-use labkit::lab::Describe;
+use labkit::lab::{Describe, Experiment, Kind};
 use labkit::record::{Metric, ResultSet};
 use labkit::report::{Lines, Point, Row};
 use labkit::table::format_count;
 use labkit::targets::Targets;
 
+use crate::concurrent::{Lock, Timed};
 use crate::concurrent::{SHAPES, Shape};
-use crate::derive::{FOOTPRINT_PER_ENTRY, described};
-use crate::lab::{FOOTPRINT, LAB, PendingAckLab};
+use crate::lab::{FOOTPRINT, FOOTPRINT_PER_ENTRY, LAB, PendingAckLab};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
 labkit::report_files! {
@@ -23,6 +23,40 @@ labkit::report_files! {
     answers: Answers = "answers.json",
     concurrency_target_specs: Targets = "concurrency-targets.json",
     target_specs: Targets = "targets.json",
+}
+
+/// Every single-thread steady experiment, in a target's `experiment`.
+const EVERY_STEADY: &str = "*steady";
+/// Every concurrent shape on the designs' own shared forms whose latencies are those of acks, in
+/// a target's `experiment`.
+const EVERY_ACK_SHAPE: &str = "*concurrent-acks";
+
+/// Whether a target's group of experiments selects `experiment`.
+fn selects(selector: &str, experiment: &Experiment) -> bool {
+    let shape = Shape::find(experiment.name);
+    match selector {
+        EVERY_STEADY => experiment.kind == Kind::Steady && shape.is_none(),
+        EVERY_ACK_SHAPE => shape.is_some_and(|s| s.timed == Timed::Acks && s.lock == Lock::Design),
+        _ => false,
+    }
+}
+
+/// The experiments, with their parameters, a target's `experiment` stands for: a group, or
+/// by the kit's rule one experiment, measured or derived.
+fn target_experiments(selector: &str) -> Vec<(String, Vec<String>)> {
+    if ![EVERY_STEADY, EVERY_ACK_SHAPE].contains(&selector) {
+        return labkit::targets::target_experiments(&LAB, selector);
+    }
+    let parameters = |e: &Experiment| e.parameters.iter().map(|p| p.name.clone()).collect();
+    LAB.experiments()
+        .iter()
+        .filter(|e| selects(selector, e))
+        .map(|e| (e.name.to_owned(), parameters(e)))
+        .collect()
+}
+
+fn described(name: &str) -> &'static Experiment {
+    labkit::lab::experiment(&LAB, name).expect("the lab's own experiment")
 }
 
 /// The designs' and datasets' settings the prose names.
@@ -73,7 +107,7 @@ impl LabReport for PendingAckLab {
     }
 
     fn target_experiments(&self, selector: &str) -> Vec<(String, Vec<String>)> {
-        crate::derive::target_experiments(selector)
+        target_experiments(selector)
     }
 
     fn report(&self, set: &ResultSet) -> Document {
@@ -151,9 +185,7 @@ fn charts(set: &ResultSet) -> Vec<ChartSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::derive::target_experiments;
     use labkit::fixture::result_set;
-    use labkit::lab::Kind;
     use labkit::record::{BenchId, Interval, Record};
     use labkit::targets::check;
 

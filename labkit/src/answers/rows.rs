@@ -40,7 +40,7 @@ pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
 /// The sentence counting the rows' travel, for the verdict paragraph; none without an earlier run
 /// (the trust section says so).
 pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
-    let Some(previous) = set.previous.as_deref() else {
+    let Some(replaced) = travel::Replaced::of(set) else {
         return String::new();
     };
     let count = |t: Travel| travel.iter().filter(|x| **x == Some(t)).count();
@@ -48,14 +48,9 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
         0 => String::new(),
         n => format!(", {n} new"),
     };
-    let (env, revision) = (&previous.environment, &previous.environment.git_revision);
     let (held, moved) = (count(Travel::Held), count(Travel::Moved));
-    if env.same_cpu(&set.environment) {
-        format!(" Last run ({revision}, this CPU): {held} held, **{moved} did not hold**{new}.")
-    } else {
-        let cpu = env.cpu_named_against(&set.environment);
-        format!(" Last run ({cpu}, {revision}): {held} held, **{moved} CPU-dependent**{new}.")
-    }
+    let (run, word) = (replaced.named(), replaced.moved());
+    format!(" Last run ({run}): {held} held, **{moved} {word}**{new}.")
 }
 
 #[cfg(test)]

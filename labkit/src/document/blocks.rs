@@ -47,27 +47,15 @@ impl Blocks<'_> {
                 }
                 Block::Table(metric, rows)
             }
-            "paired" => {
+            "paired" => Block::Table(
+                Metric::from_key(&call.args[0])?,
+                paired(call, rows(1)?, rows(2)?)?,
+            ),
+            "values" => {
                 let metric = Metric::from_key(&call.args[0])?;
-                let (a, b) = (rows(1)?, rows(2)?);
-                if a.len() != b.len() {
-                    return Err(format!(
-                        "`{}` and `{}` select {} and {} rows: a paired table needs as many of each",
-                        call.args[1],
-                        call.args[2],
-                        a.len(),
-                        b.len()
-                    ));
-                }
-                let by = |row: &Row, source: &str| Row {
-                    label: format!("{} — {source}", row.label),
-                    ..row.clone()
-                };
-                let rows = a
-                    .iter()
-                    .zip(&b)
-                    .flat_map(|(a, b)| [by(a, &call.args[3]), by(b, &call.args[4])]);
-                Block::Table(metric, rows.collect())
+                let table =
+                    crate::report::values_table(self.set, metric, &rows(1)?, self.implementations);
+                return Ok(table.render());
             }
             "not_faster" => {
                 let rivals: Vec<&str> = call.args[1].split_whitespace().collect();
@@ -120,6 +108,29 @@ impl Blocks<'_> {
         };
         Ok(self.markdown(&block))
     }
+}
+
+/// A paired table's rows ([`template::FUNCTIONS`]): each of `a` above its match in `b`,
+/// labelled with its source.
+fn paired(call: &template::Call, a: Vec<Row>, b: Vec<Row>) -> Result<Vec<Row>, String> {
+    if a.len() != b.len() {
+        return Err(format!(
+            "`{}` and `{}` select {} and {} rows: a paired table needs as many of each",
+            call.args[1],
+            call.args[2],
+            a.len(),
+            b.len()
+        ));
+    }
+    let by = |row: &Row, source: &str| Row {
+        label: format!("{} — {source}", row.label),
+        ..row.clone()
+    };
+    let rows = a
+        .iter()
+        .zip(&b)
+        .flat_map(|(a, b)| [by(a, &call.args[3]), by(b, &call.args[4])]);
+    Ok(rows.collect())
 }
 
 fn block_markdown(blocks: &Blocks, block: &Block) -> String {

@@ -37,6 +37,11 @@ macro_rules! lab_conformance {
         }
 
         #[test]
+        fn conformance_counted_cases_run_on_one_thread() {
+            $crate::testing::counted_cases_are_single_threaded(&$lab);
+        }
+
+        #[test]
         fn conformance_an_experiment_s_implementations_are_the_lab_s_with_its_baseline() {
             $crate::testing::experiment_implementations_are_the_lab_s_own(&$lab);
         }
@@ -177,6 +182,16 @@ pub fn names_are_distinct(lab: &dyn crate::lab::Describe) {
             "{}: parameter names repeat",
             e.name
         );
+    }
+}
+
+/// Every case whose instructions are counted runs on one thread: valgrind serialises threads,
+/// so a count of several is of the one interleaving it chose, not of the design.
+pub fn counted_cases_are_single_threaded(lab: &dyn crate::lab::Describe) {
+    for case in counted_cases_of(lab) {
+        let experiment = crate::lab::experiment(lab, &case.experiment).unwrap();
+        let threads = experiment.parameter(&case.parameter).unwrap().threads;
+        assert!(threads <= 1, "{case}: counted on {threads} threads");
     }
 }
 

@@ -9,11 +9,18 @@ fn the_fixture_lab_conforms() {
     registry_matches(&TINY, &["base", "fast"]);
     quick_selection_is_the_lab_s_own(&TINY);
     experiment_implementations_are_the_lab_s_own(&TINY);
+    counted_cases_are_single_threaded(&TINY);
     // An implementation its experiment does not measure is refused, not opened.
     every_case_opens_and_runs(&NARROW, |_, _| true);
     experiment_implementations_are_the_lab_s_own(&NARROW);
     report_renders(&TINY);
     answers_name_the_description(&TINY);
+}
+
+#[test]
+#[should_panic(expected = "counted on 2 threads")]
+fn a_counted_case_on_two_threads_fails() {
+    counted_cases_are_single_threaded(&crate::fixture::THREADED_COUNTED);
 }
 
 #[test]

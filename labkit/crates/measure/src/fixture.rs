@@ -93,6 +93,18 @@ fn narrow_experiments() -> Vec<Typed<()>> {
     experiments.into_iter().map(Typed::from).collect()
 }
 
+/// The fixture lab with its threaded case counted too, which no lab may do.
+pub static THREADED_COUNTED: TinyLab = TinyLab {
+    name: "threaded-counted",
+    implementations: ["base", "fast"],
+    cases: CaseTable::new(|| {
+        let mut experiments = experiment_list();
+        experiments[0].parameters[1].threads = 2;
+        experiments[0].parameters[1].counted = true;
+        experiments.into_iter().map(Typed::from).collect()
+    }),
+};
+
 fn tiny_experiments() -> Vec<Typed<()>> {
     experiment_list().into_iter().map(Typed::from).collect()
 }

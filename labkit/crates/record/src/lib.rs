@@ -10,6 +10,7 @@
 //!   pass by pass, with the ratio's interval.
 //! - [`passes`]: which passes a run repeats with the same seed (outliers, disturbed passes) or
 //!   adds (undecided cells), and what a repeat shows: the placement or the machine.
+//! - [`derivation`]: records a lab derives from measured ones, declared as a list.
 //! - [`footprint`]: retained heap bytes of a built structure (live-bytes delta).
 //! - [`args`]: the command line every measurement binary accepts.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
@@ -18,6 +19,7 @@ pub use labkit_stats::*;
 
 pub mod args;
 pub mod compare;
+pub mod derivation;
 pub mod footprint;
 pub mod paired;
 pub mod passes;

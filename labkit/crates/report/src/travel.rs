@@ -40,29 +40,64 @@ pub fn before(
 /// A row's travel when neither run decided its verdict.
 pub const NEITHER: &str = "decided in neither run";
 
+/// The run a set replaced, as its moved verdicts are named: on this CPU (brand, family and model)
+/// they did not hold, which is the runs' spread; only on another are they CPU-dependent.
+pub struct Replaced<'a> {
+    pub revision: &'a str,
+    /// The other CPU's name; `None`: this one.
+    pub cpu: Option<String>,
+}
+
+impl<'a> Replaced<'a> {
+    pub fn of(set: &'a ResultSet) -> Option<Self> {
+        let env = &set.previous.as_deref()?.environment;
+        let cpu =
+            (!env.same_cpu(&set.environment)).then(|| env.cpu_named_against(&set.environment));
+        Some(Self {
+            revision: &env.git_revision,
+            cpu,
+        })
+    }
+
+    /// What a verdict that went another way there is.
+    pub fn moved(&self) -> &'static str {
+        match self.cpu {
+            None => "did not hold",
+            Some(_) => "CPU-dependent",
+        }
+    }
+
+    /// The run in a row's words: `in the run of REV on this CPU`, `on the CPU run of REV`.
+    pub fn run(&self) -> String {
+        match &self.cpu {
+            None => format!("in the run of {} on this CPU", self.revision),
+            Some(cpu) => format!("on the {cpu} run of {}", self.revision),
+        }
+    }
+
+    /// The run in brackets: `REV, this CPU`, `CPU, REV`.
+    pub fn named(&self) -> String {
+        match &self.cpu {
+            None => format!("{}, this CPU", self.revision),
+            Some(cpu) => format!("{cpu}, {}", self.revision),
+        }
+    }
+}
+
 /// A row's travel in words, for an answer: `held`, `new`, or where it went another way
-/// (`slower here, faster on the Intel Xeon run of <revision>`).
+/// (`**CPU-dependent**: slower here, faster on the Intel Xeon run of <revision>`).
 pub fn row_text(
     set: &ResultSet,
     metric: Metric,
     now: &Comparison,
     before: Option<&Comparison>,
 ) -> String {
-    match (of(now, before), before, set.previous.as_deref()) {
-        (Some(Travel::Moved), Some(b), Some(previous)) => {
-            let (here, there) = (
-                verdict_word(metric, now.verdict),
-                verdict_word(metric, b.verdict),
-            );
-            let (env, revision) = (&previous.environment, &previous.environment.git_revision);
-            if env.same_cpu(&set.environment) {
-                format!(
-                    "**did not hold**: {here} here, {there} in the run of {revision} on this CPU"
-                )
-            } else {
-                let cpu = env.cpu_named_against(&set.environment);
-                format!("**CPU-dependent**: {here} here, {there} on the {cpu} run of {revision}")
-            }
+    match (of(now, before), before, Replaced::of(set)) {
+        (Some(Travel::Moved), Some(b), Some(replaced)) => {
+            let here = verdict_word(metric, now.verdict);
+            let there = verdict_word(metric, b.verdict);
+            let (moved, run) = (replaced.moved(), replaced.run());
+            format!("**{moved}**: {here} here, {there} {run}")
         }
         (Some(t), ..) => t.word().to_owned(),
         (None, ..) => NEITHER.to_owned(),

@@ -125,28 +125,49 @@ mod tests {
         assert!(missing.contains("openjdk-17-jdk-headless"), "{missing}");
     }
 
-    #[test]
-    fn a_cpu_is_named_with_its_microarchitecture_only_where_its_name_is_another_cpu_s() {
+    /// The tests' environment, and it on another model of the same brand, on another brand of
+    /// that model, and with no model recorded.
+    fn cpus() -> [Environment; 4] {
         let here = Environment::fixed_for_tests();
         let other_model = Environment {
             cpu_family: "TestVendor family 6 model 2".into(),
             ..here.clone()
         };
+        let other_name = Environment {
+            cpu_model: "Other CPU".into(),
+            ..other_model.clone()
+        };
+        let unrecorded = Environment {
+            cpu_family: String::new(),
+            ..here.clone()
+        };
+        [here, other_model, other_name, unrecorded]
+    }
+
+    #[test]
+    fn a_cpu_is_named_with_its_microarchitecture_only_where_its_name_is_another_cpu_s() {
+        let [here, other_model, other_name, unrecorded] = cpus();
         assert_eq!(
             other_model.cpu_named_against(&here),
             "Test CPU family 6 model 2"
         );
         assert_eq!(here.cpu_named_against(&here), "Test CPU");
-        let other_name = Environment {
-            cpu_model: "Other CPU".into(),
-            ..other_model.clone()
-        };
         assert_eq!(other_name.cpu_named_against(&here), "Other CPU");
-        let unrecorded = Environment {
-            cpu_family: String::new(),
-            ..here.clone()
-        };
         assert_eq!(unrecorded.cpu_named_against(&here), "Test CPU");
         assert_eq!(here.cpu_named_against(&unrecorded), "Test CPU");
+    }
+
+    /// Two runs on one brand string are on this CPU only with the same family and model: the
+    /// brand string alone names several microarchitectures.
+    #[test]
+    fn the_same_cpu_is_the_same_brand_family_and_model() {
+        let [here, other_model, other_name, unrecorded] = cpus();
+        assert!(here.same_cpu(&here.clone()));
+        assert!(!other_model.same_cpu(&here) && !here.same_cpu(&other_model));
+        assert!(!other_name.same_cpu(&here));
+        assert!(
+            unrecorded.same_cpu(&here),
+            "by its brand where a model is not recorded"
+        );
     }
 }

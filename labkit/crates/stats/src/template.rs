@@ -14,7 +14,8 @@ use minijinja::value::{Rest, Value};
 use minijinja::{Environment, Error, ErrorKind, UndefinedBehavior};
 
 /// The functions a template may call, with how many arguments each takes: the value functions,
-/// and the blocks a page places (`table(METRIC, ROWS)`, `paired(METRIC, ROWS_A, ROWS_B, "A",
+/// and the blocks a page places (`table(METRIC, ROWS)`, `values(METRIC, ROWS)` (the values
+/// alone, no ratio to a baseline), `paired(METRIC, ROWS_A, ROWS_B, "A",
 /// "B")` (each row of A above its match in B, labelled `row — A` and `row — B`: one case from two
 /// sources), `cost_split(ROWS)`,
 /// `latencies(OPERATION, ROWS)`, `description(EXPERIMENT)`, `not_faster(DESIGN, "RIVAL …")`, the
@@ -26,6 +27,7 @@ pub const FUNCTIONS: &[(&str, usize)] = &[
     ("per", 2),
     ("minus", 2),
     ("table", 2),
+    ("values", 2),
     ("paired", 5),
     ("cost_split", 1),
     ("latencies", 2),

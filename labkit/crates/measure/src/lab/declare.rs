@@ -31,9 +31,10 @@ impl Opened for Result<Box<dyn Runner>, String> {
 ///     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
 ///     cases: Setup = experiments;                   // fn() -> Vec<Typed<Setup>>
 ///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
-///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>,
-///         FOOTPRINT_PER_PRODUCER => FOOTPRINT,      // each derived experiment's source
-///     };                                            // (or `describe`'s own `derived_from`)
+///     derivations: crate::derive::derivations;      // optional: fn() -> Vec<Derivation>
+///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>
+///         PURGE_ADDED_TAIL => PURGE_SWEEP,          // for what a list cannot state, and each
+///     };                                            // derived experiment's source
 ///     cost_buckets: crate::report::cost_buckets;    // optional: fn() -> Buckets
 ///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
 /// }
@@ -54,6 +55,7 @@ macro_rules! lab {
         $vis:vis static $lab:ident: $ty:ident = $name:literal, $title:literal;
         cases: $case:ty = $experiments:path;
         $(jvm: $jvm:expr, $sources:expr;)?
+        $(derivations: $derivations:path;)?
         $(derived: $derived:path $(, from { $($from:expr => $source:expr),* $(,)? })?;)?
         $(cost_buckets: $buckets:path;)?
         $(describe { $($describe:tt)* })?
@@ -95,14 +97,16 @@ macro_rules! lab {
                 CASES.experiments()
             }
 
-            $($(
-                fn derived_from(&self, derived: &str) -> Option<&'static str> {
-                    $(if derived == $from {
-                        return Some($source);
-                    })*
-                    None
-                }
-            )?)?
+            fn derived_from(&self, derived: &str) -> Option<&'static str> {
+                $(if let Some(source) = $crate::derivation::source_of(&$derivations(), derived) {
+                    return Some(source);
+                })?
+                $($($(if derived == $from {
+                    return Some($source);
+                })*)?)?
+                let _ = derived;
+                None
+            }
 
             $(
                 fn cost_buckets(&self) -> $crate::callgrind::Buckets {
@@ -124,14 +128,14 @@ macro_rules! lab {
                     .and_then($crate::lab::Opened::opened)
             }
 
-            $(
-                fn derived(
-                    &self,
-                    set: &$crate::record::ResultSet,
-                ) -> Vec<$crate::record::Record> {
-                    $derived(set)
-                }
-            )?
+            fn derived(&self, set: &$crate::record::ResultSet) -> Vec<$crate::record::Record> {
+                #[allow(unused_mut)]
+                let mut declared = Vec::new();
+                $(declared = $derivations();)?
+                let custom: Option<fn(&$crate::record::ResultSet) -> Vec<$crate::record::Record>> =
+                    None $(.or(Some($derived)))?;
+                $crate::derivation::derived(set, &declared, custom)
+            }
 
             $(
                 fn jvm_sources(&self) -> Option<$crate::lab::JvmSources> {

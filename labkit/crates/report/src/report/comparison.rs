@@ -167,3 +167,35 @@ fn elsewhere(
         _ => String::new(),
     }
 }
+
+/// The rows' values per design, without ratios or verdicts: counts that should all be zero, where
+/// a comparison to the baseline says nothing. A design with none of the rows' values (one the
+/// experiments do not measure) has no column.
+pub fn values_table(set: &ResultSet, metric: Metric, rows: &[Row], designs: &[&str]) -> Table {
+    let value = |row: &Row, design: &str| {
+        set.find(
+            &BenchId::new(&row.experiment, design, &row.parameter),
+            metric,
+        )
+    };
+    let designs: Vec<&str> = designs
+        .iter()
+        .copied()
+        .filter(|d| rows.iter().any(|row| value(row, d).is_some()))
+        .collect();
+    let mut table = designs
+        .iter()
+        .fold(Table::new().column("Case", Align::Left), |t, d| {
+            t.column(&format!("`{d}`"), Align::Right)
+        });
+    for row in rows {
+        let mut cells = vec![row.label.clone()];
+        cells.extend(
+            designs.iter().map(|d| {
+                value(row, d).map_or_else(|| "—".into(), |r| format_metric(metric, r.value))
+            }),
+        );
+        table.row(cells);
+    }
+    table
+}

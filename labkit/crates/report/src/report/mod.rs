@@ -9,7 +9,7 @@ mod lines;
 mod not_faster;
 
 pub use case_time::{case_seconds, case_time_section};
-pub use comparison::comparison_table;
+pub use comparison::{comparison_table, values_table};
 pub use cost_split::cost_split_table;
 pub use lines::{Lines, Point, lines_chart, lines_table};
 pub use not_faster::not_faster;

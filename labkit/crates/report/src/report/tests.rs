@@ -457,3 +457,28 @@ fn a_cell_the_replaced_run_decided_otherwise_says_so() {
     assert!(out.contains("last run: 1.30× slower"), "{out}");
     assert_eq!(out.matches("last run").count(), 1, "{out}");
 }
+
+#[test]
+fn a_values_table_prints_values_alone_and_leaves_out_designs_measured_nowhere() {
+    let unexpected = Metric::EventsPer100Ops(crate::record::EventName::new("unexpected"));
+    let count = |implementation: &str, parameter: &str, value: f64| {
+        Record::new(
+            BenchId::new("churn", implementation, parameter),
+            unexpected,
+            value,
+        )
+    };
+    let s = set(vec![
+        count("base", "one", 0.0),
+        count("fast", "one", 0.0),
+        count("fast", "two", 1.5),
+    ]);
+    let rows = [
+        Row::new("churn", "one", "one"),
+        Row::new("churn", "two", "two"),
+    ];
+    let out = values_table(&s, unexpected, &rows, &["base", "fast", "jvm"]).render();
+    assert!(out.contains("| Case | `base` | `fast` |\n"), "{out}");
+    assert!(out.contains("| one | 0 | 0 |\n"), "{out}");
+    assert!(out.contains("| two | — | 1.50 |\n"), "{out}");
+}
