@@ -31,10 +31,10 @@ impl Opened for Result<Box<dyn Runner>, String> {
 ///     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
 ///     cases: Setup = experiments;                   // fn() -> Vec<Typed<Setup>>
 ///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
-///     derivations: crate::derive::derivations;      // optional: fn() -> Vec<Derivation>
+///     derivations: derivations;                     // optional: fn() -> Vec<Derivation>
 ///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>
-///         PURGE_ADDED_TAIL => PURGE_SWEEP,          // for what a list cannot state, and each
-///     };                                            // derived experiment's source
+///         P99_IN_GENERATIONS => SCRAPE,             // for what a list cannot state, and each
+///     };                                            // such experiment's source (coalesce's)
 ///     cost_buckets: crate::report::cost_buckets;    // optional: fn() -> Buckets
 ///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
 /// }

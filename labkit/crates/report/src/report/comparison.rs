@@ -168,8 +168,8 @@ fn elsewhere(
     }
 }
 
-/// The rows' values per design, without ratios or verdicts: counts that should all be zero, where
-/// a comparison to the baseline says nothing. A design with none of the rows' values (one the
+/// The rows' values per design, without ratios or verdicts: counts that should all be zero, or
+/// differences already derived, where a comparison to the baseline says nothing. A design with none of the rows' values (one the
 /// experiments do not measure) has no column.
 pub fn values_table(set: &ResultSet, metric: Metric, rows: &[Row], designs: &[&str]) -> Table {
     let value = |row: &Row, design: &str| {
