@@ -251,11 +251,13 @@ impl Comparison {
 /// Pass-by-pass ratios of `candidate` to `baseline` over the passes both ran: pass `k` of every
 /// cell of a row ran in the same process, and added passes come after the standard ones, so the
 /// passes two records share are their common prefix (a cell given added passes beside one that
-/// was not compares with it on the standard ones).
+/// was not compares with it on the standard ones). A pass where both counted nothing is equal
+/// (1): `0 / 0` is a NaN, which sorts by its sign bit and would move the median and its interval.
 pub fn pass_ratios(baseline: &Record, candidate: &Record) -> Option<Vec<f64>> {
+    let ratio = |b: f64, c: f64| if b == 0.0 && c == 0.0 { 1.0 } else { c / b };
     match (&baseline.passes, &candidate.passes) {
         (Some(b), Some(c)) if !b.is_empty() && !c.is_empty() => {
-            Some(b.iter().zip(c).map(|(b, c)| c / b).collect())
+            Some(b.iter().zip(c).map(|(b, c)| ratio(*b, *c)).collect())
         }
         _ => None,
     }

@@ -103,6 +103,29 @@ fn passes_compare_pass_by_pass_and_every_pass_must_agree() {
 }
 
 #[test]
+fn a_pass_where_both_counted_nothing_is_equal() {
+    let base = passes(Metric::Ratio, &[1.0, 4.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]);
+    let cell = passes(Metric::Ratio, &[2.0, 0.0, 2.0, 2.0, 0.0, 20.0, 0.0, 0.0]);
+    assert_eq!(
+        pass_ratios(&base, &cell),
+        Some(vec![
+            2.0,
+            0.0,
+            f64::INFINITY,
+            f64::INFINITY,
+            1.0,
+            20.0,
+            1.0,
+            1.0
+        ])
+    );
+    let c = cmp(&base, &cell);
+    // Sorted 0, 1, 1, 1, 2, 20, ∞, ∞: the median is that of the ratios, not of NaNs.
+    assert_eq!(c.ratio, 1.5);
+    assert_eq!((c.verdict, c.agreement), (Verdict::Unstable, Some((4, 8))));
+}
+
+#[test]
 fn added_passes_keep_the_sequence_at_the_decision_level() {
     assert_eq!(agreeing_needed(8), 8);
     assert_eq!(agreeing_needed(6), 6, "quick runs: unanimity, rate stated");

@@ -74,8 +74,9 @@ pub fn comparison_table(
                 (Some(r), None) => format!("{}{}", cell(r), net(name, r)),
                 (Some(r), Some(b)) => {
                     let net = if twin { String::new() } else { net(name, r) };
-                    per_pass[column] |= r.passes.is_some() && b.passes.is_some() && b.value != 0.0;
-                    compared_cell(set, metric, b, r, &net)
+                    let (text, printed_per_pass) = compared_cell(set, metric, b, r, &net);
+                    per_pass[column] |= printed_per_pass;
+                    text
                 }
             });
         }
@@ -114,8 +115,15 @@ fn header(name: &str, role: &Role, baselines: &Baselines, per_pass: bool) -> Str
 
 /// A cell compared with its baseline: its value, the ratio with its interval across passes (where
 /// it has one: a pass whose baseline was 0 leaves it unbounded, and then none is shown), the
-/// change, the verdict with the passes that agree, and `net` (its value net of the floor).
-fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net: &str) -> String {
+/// change, the verdict with the passes that agree, and `net` (its value net of the floor); and
+/// whether the ratio it printed is a median per pass (its column's header says so).
+fn compared_cell(
+    set: &ResultSet,
+    metric: Metric,
+    base: &Record,
+    r: &Record,
+    net: &str,
+) -> (String, bool) {
     let c = compare_in(set, base, r);
     let word = c.verdict_text(verdict_word(metric, c.verdict));
     let agreement = c.agreement.map_or(String::new(), |(agreeing, of)| {
@@ -128,7 +136,10 @@ fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net
             format!(" [{:.2}–{:.2}]", i.lower, i.upper)
         });
     let beside = super::values_ratio_note(base, r, &c);
-    if c.ratio.is_finite() {
+    // Over a baseline whose median is 0 most passes divide by 0: their median ratio says nothing.
+    let per_pass = c.agreement.is_some();
+    let ratio = c.ratio.is_finite() && !(per_pass && base.value == 0.0);
+    let text = if ratio {
         format!(
             "{}<br>{:.2}×{interval} {} {word}{agreement}{beside}{}{net}",
             cell(r),
@@ -138,7 +149,8 @@ fn compared_cell(set: &ResultSet, metric: Metric, base: &Record, r: &Record, net
         )
     } else {
         format!("{}<br>{word} (baseline 0)", cell(r))
-    }
+    };
+    (text, ratio && per_pass)
 }
 
 /// Where the run this one replaced decided the cell otherwise: its ratio and verdict there, so

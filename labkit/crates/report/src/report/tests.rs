@@ -426,6 +426,43 @@ fn a_per_pass_ratio_is_labelled_and_the_values_ratio_shown_where_it_falls_outsid
 }
 
 #[test]
+fn a_baseline_whose_median_is_0_gives_its_row_no_ratio() {
+    let passes = |cell: &str, values: &[f64]| {
+        Record::from_passes(
+            BenchId::spelled("lag", cell, "open"),
+            Metric::Ratio,
+            values.to_vec(),
+        )
+    };
+    // Late sends are rare: the baseline's median is 0, yet three of its passes had some, so the
+    // per-pass ratios are finite in some passes and the median of them is a number.
+    let s = set(vec![
+        passes("base", &[1.0, 4.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0]),
+        passes("some", &[2.0, 0.0, 2.0, 2.0, 0.0, 20.0, 0.0, 0.0]),
+        passes("none", &[0.0; 8]),
+    ]);
+    let rows = [Row::new("lag", "open", "open loop")];
+    let out = comparison_table(
+        &s,
+        Metric::Ratio,
+        &rows,
+        &["base", "some", "none"],
+        &one_baseline(),
+    )
+    .render();
+    assert_eq!(
+        out.lines().collect::<Vec<_>>(),
+        [
+            "| Case | base (baseline) | some | none |",
+            "|---|---:|---:|---:|",
+            "| open loop | 0 [0–1.00]<br>1.00× | 1.00 [0–2.00]<br>unstable (baseline 0) \
+             | 0 [0–0]<br>unstable (baseline 0) |",
+        ],
+        "{out}"
+    );
+}
+
+#[test]
 fn a_cell_the_replaced_run_decided_otherwise_says_so() {
     let passes = |i: &str, f: f64| {
         let values = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0].map(|v| v * f);
