@@ -448,7 +448,7 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
     let unmeasurable = claims.iter().filter(|c| c.unmeasurable.is_some()).count();
     let beyond = match unmeasurable {
         0 => String::new(),
-        n => format!(" ({n} more cannot be measured by a lab of data structures)"),
+        n => format!(" ({n} more a data-structure lab cannot measure)"),
     };
     let differing: Vec<&str> = judged
         .iter()

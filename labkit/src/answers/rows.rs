@@ -37,8 +37,9 @@ pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
         .unwrap_or((None, "—".to_owned()))
 }
 
-/// The sentence counting the rows' travel, for the verdict paragraph; none without an earlier run
-/// (the trust section says so).
+/// The sentence counting the write-up's claims' travel, for the verdict paragraph, which names
+/// them just before (the lab's own rows below carry theirs); none without an earlier run (the
+/// trust section says so).
 pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> String {
     let Some(replaced) = travel::Replaced::of(set) else {
         return String::new();
@@ -50,7 +51,7 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
     };
     let (held, moved) = (count(Travel::Held), count(Travel::Moved));
     let (run, word) = (replaced.named(), replaced.moved());
-    format!(" Last run ({run}): {held} held, **{moved} {word}**{new}.")
+    format!(" Last run ({run}), those claims: {held} held, **{moved} {word}**{new}.")
 }
 
 #[cfg(test)]

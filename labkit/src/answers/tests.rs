@@ -384,14 +384,14 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
     says(
         set(other.clone()),
         "**did not hold**: faster here, slower in the run of abc1234 on this CPU",
-        "Last run (abc1234, this CPU): 0 held, **1 did not hold**.",
+        "Last run (abc1234, this CPU), those claims: 0 held, **1 did not hold**.",
     );
     let mut elsewhere = set(other);
     elsewhere.environment.cpu_model = "Other CPU".into();
     says(
         elsewhere,
         "**CPU-dependent**: faster here, slower on the Other CPU run of abc1234",
-        "Last run (Other CPU, abc1234): 0 held, **1 CPU-dependent**.",
+        "Last run (Other CPU, abc1234), those claims: 0 held, **1 CPU-dependent**.",
     );
 }
 
