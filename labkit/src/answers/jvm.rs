@@ -471,11 +471,12 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
     let measurable = judged.len() - unmeasurable;
     let claims = if measurable == 1 { "claim" } else { "claims" };
     let travel: Vec<Option<Travel>> = judged.iter().map(|(.., t)| *t).collect();
+    let reproducing = count(Outcome::Reproduces);
     Some(format!(
-        "**Verdict.** On the JVM here ({runtime}, {} cores), {} of the write-up's {measurable} \
-         {claims} reproduce{differ}{unstable}{beyond}.{} {} {}",
+        "**Verdict.** On the JVM here ({runtime}, {} cores), {reproducing} of the write-up's \
+         {measurable} {claims} {}{differ}{unstable}{beyond}.{} {} {}",
         set.environment.cores,
-        count(Outcome::Reproduces),
+        reproduce_verb(reproducing),
         travel_sentence(set, &travel),
         fill_measured(&side.adds, set, &[]),
         fill_measured(&side.cannot_show, set, &[])

@@ -263,10 +263,16 @@ pub fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<String> {
         format!("; {}", parts.join("; "))
     };
     Some(format!(
-        "**Verdict.** Here ({} cores), {} of the write-up's {} claims reproduce{rest}.{} {}",
+        "**Verdict.** Here ({} cores), {} of the write-up's {} {} {}{rest}.{} {}",
         set.environment.cores,
         count(Outcome::Reproduces),
         outcomes.len(),
+        if outcomes.len() == 1 {
+            "claim"
+        } else {
+            "claims"
+        },
+        reproduce_verb(count(Outcome::Reproduces)),
         travel_sentence(set, &checked.travel),
         fill_measured(text, set, &[])
     ))

@@ -37,6 +37,15 @@ pub(super) fn row_travel(pairs: Vec<RowTravel>) -> RowTravel {
         .unwrap_or((None, "—".to_owned()))
 }
 
+/// The verb after "N of the write-up's claims": one of them reproduces, two reproduce.
+pub(super) fn reproduce_verb(reproducing: usize) -> &'static str {
+    if reproducing == 1 {
+        "reproduces"
+    } else {
+        "reproduce"
+    }
+}
+
 /// The sentence counting the write-up's claims' travel, for the verdict paragraph, which names
 /// them just before (the lab's own rows below carry theirs); none without an earlier run (the
 /// trust section says so).

@@ -209,7 +209,8 @@ fn on_the_jvm_the_write_up_s_own_designs_decide_and_the_rust_ones_are_context() 
     );
     let verdict = verdict_paragraph(&answers, &set(records)).unwrap();
     assert!(
-        verdict.contains("1 of the write-up's 1 claim reproduce (1 more cannot be measured"),
+        verdict
+            .contains("1 of the write-up's 1 claim reproduces (1 more a data-structure lab cannot"),
         "{verdict}"
     );
     assert!(
@@ -314,7 +315,7 @@ fn without_a_jvm_side_the_verdict_counts_the_claims_and_says_the_machine_s_part_
     let verdict = verdict_paragraph(&answers, &set(records)).unwrap();
     assert!(
         verdict.starts_with("**Verdict.** Here (")
-            && verdict.contains("1 of the write-up's 1 claims reproduce."),
+            && verdict.contains("1 of the write-up's 1 claim reproduces."),
         "{verdict}"
     );
     assert!(verdict.ends_with("base's 1.50 per op say so."), "{verdict}");
