@@ -2,8 +2,11 @@
 //! [`crate::runners`], the report [`crate::report`]'s).
 
 use labkit::derivation::{Derivation, Operand};
-use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Timing, Typed};
-use labkit::record::{BenchId, EventName, Metric, RunMode};
+use labkit::lab::{
+    Experiment, JmhCell, JmhSettings, JolWeighing, JvmBenchmarks, Kind, LatencyRecording,
+    Parameter, Timing, Typed,
+};
+use labkit::record::{BenchId, Metric, RunMode};
 use labkit::table::format_count;
 
 use crate::churn::{CHURN_EVERY, INACTIVE, KEPT_INACTIVE, LIVE_PER_PUBLISHER};
@@ -14,7 +17,7 @@ use crate::workload::{Ids, SHAPES, Shape};
 labkit::lab! {
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
     cases: Setup = experiments;
-    jvm: JVM_DESIGNS, JVM_SOURCES;
+    jvm: jvm_benchmarks;
     derivations: derivations;
     cost_buckets: crate::report::cost_buckets;
     describe {
@@ -33,17 +36,67 @@ labkit::lab! {
     }
 }
 
-/// Admissions of the increment shapes that another caller of the producer beat (answered Unknown
-/// and tried again with the next id): the retries of the JMH benchmark's shared case.
-pub const LOST_RACES: EventName = EventName::new("lost-races");
+/// The PR's two JMH arms on a real `ConcurrentHashMap<String, Long>` (`jvm/src/main/java/dedup/`),
+/// the JVM baseline first, each with the prefix of its benchmark methods.
+const JVM_ARMS: [(&str, &str); 2] = [("jvm-monitor", "monitor"), ("jvm-replace", "atomic")];
 
-/// The PR's two JMH arms written in Java on a real `ConcurrentHashMap<String, Long>`
-/// (`jvm/dedup/`), the JVM baseline first, and the JVM's harness floor: measured on the
-/// admission shapes and the footprint growth cases.
-const JVM_DESIGNS: [&str; 3] = ["jvm-monitor", "jvm-replace", labkit::record::JVM_FLOOR];
-
-const JVM_SOURCES: JvmSources =
-    labkit::jvm_sources!(dedup: DedupLab; Dedup Watermarks Monitor Replace Floor Shape Worker);
+/// The PR's benchmark: its methods for each shape it measures (and the lab's own two-thread and
+/// `iot` shapes), each cell on the shape's threads; the footprint growth cases weighed with JOL.
+fn jvm_benchmarks() -> JvmBenchmarks {
+    let mut cells = Vec::new();
+    for (design, arm) in JVM_ARMS {
+        for shape in SHAPES {
+            let method = match shape {
+                Shape::Single => "DistinctSingle",
+                Shape::Distinct { .. } => "DistinctConcurrent",
+                Shape::SharedIncrement { threads: 16 } => "SharedProducer",
+                Shape::Iot { .. } => "Iot",
+                _ => continue,
+            };
+            let benchmark = format!("dedup.SequenceCheckBenchmark.{arm}{method}");
+            let cell = JmhCell::new((ADMISSION, &shape.name()), design, &benchmark);
+            let cell = match shape {
+                Shape::Iot { producers, .. } => cell.param("producers", &producers.to_string()),
+                _ => cell,
+            };
+            cells.push(cell.threads(shape.threads()));
+        }
+    }
+    let weighings = JVM_ARMS
+        .iter()
+        .flat_map(|(design, _)| {
+            GROWTH.iter().map(|g| JolWeighing {
+                experiment: FOOTPRINT,
+                parameter: g.name(),
+                design,
+                main: "dedup.Footprint".into(),
+                args: vec![
+                    design.to_string(),
+                    g.producers.to_string(),
+                    g.kept.to_string(),
+                ],
+            })
+        })
+        .collect();
+    JvmBenchmarks {
+        designs: JVM_ARMS.iter().map(|(design, _)| *design).collect(),
+        jdk: 17,
+        jdk_reason: "the write-up names no JDK: the project's default".into(),
+        source: "apache/pulsar `microbench/src/main/java/org/apache/pulsar/broker/service/\
+                 MessageDeduplicationSequenceCheckBenchmark.java` at 1eef14bb7c73"
+            .into(),
+        published: JmhSettings {
+            warmup_iterations: 3,
+            warmup_ms: 1_000,
+            iterations: 5,
+            iteration_ms: 1_000,
+            forks: 2,
+        },
+        cells,
+        weighings,
+        checks: vec!["dedup.Checks".into()],
+    }
+}
 
 /// Admission checks on every shape.
 pub(crate) const ADMISSION: &str = "admission";
@@ -112,7 +165,6 @@ fn experiments() -> Vec<Typed<Setup>> {
     let admission = Experiment {
         // Each sample admits on a fresh deduplicator with freshly connected producers.
         fresh_per_sample: true,
-        jvm: true,
         ..warmed(
             ADMISSION,
             "one admission check (NotDup, Dup or Unknown) of a producer's next sequence id",
@@ -135,14 +187,11 @@ fn experiments() -> Vec<Typed<Setup>> {
         .into_iter()
         .filter(|s| REPLICATED_SHAPES.contains(&s.name().as_str()))
         .map(|s| (shape_parameter(s), Setup::Admission(s, Ids::Replicated))));
-    let footprint = Experiment {
-        jvm: true,
-        ..Experiment::of(
-            FOOTPRINT,
-            "heap retained after one message from each of n producers",
-            Kind::Retained,
-        )
-    }
+    let footprint = Experiment::of(
+        FOOTPRINT,
+        "heap retained after one message from each of n producers",
+        Kind::Retained,
+    )
     .on(GROWTH.iter().map(|&g| {
         let parameter = Parameter::new(&g.name(), &g.label(), false);
         (parameter, Setup::Footprint(g))

@@ -103,4 +103,11 @@ pub trait SequenceDedup: Default + Send + Sync + 'static {
     /// Forgets an inactive producer's watermarks, ids and positions (see the concurrency
     /// contract).
     fn purge(&self, producer: &str);
+
+    /// The producer's pushed id plus one (0 when it has none), installed in one call whatever
+    /// other callers of the producer do; returns that id. Not a broker operation (a client
+    /// chooses its ids): the shared case of the PR's JMH benchmark, whose callers each add one to
+    /// `producer-0` (`put(get + 1)` under the monitor, `replace(prev, prev + 1)` until it holds).
+    /// Concurrent increments of a producer are never lost (`tests/race.rs`).
+    fn increment_pushed(&self, producer: &Self::Producer) -> u64;
 }

@@ -262,6 +262,22 @@ impl<W: Watermark, A: AtomicWord<Value = W::Word>> WatermarkSlot<W, A> {
         }
     }
 
+    /// Pushed becomes `next(pushed)` as one compare-and-swap, retried until it holds; returns the
+    /// value installed.
+    pub fn advance(&self, next: impl Fn(Option<W>) -> W) -> W {
+        let mut current = self.pushed.load(Acquire);
+        loop {
+            let value = next(W::decode(current));
+            match self
+                .pushed
+                .compare_exchange_weak(current, value.encode(), AcqRel, Acquire)
+            {
+                Ok(_) => return value,
+                Err(actual) => current = actual,
+            }
+        }
+    }
+
     /// The add completed: persisted becomes `high` (Pulsar's `recordMessagePersisted*`).
     pub fn record_persisted_at(&self, high: W) {
         self.persisted.store(high.encode(), Release);
@@ -287,7 +303,17 @@ impl<W: Watermark, A: AtomicWord<Value = W::Word>> WatermarkSlot<W, A> {
     }
 }
 
+/// The id after `pushed`: 0 for a producer with none.
+pub fn next_id(pushed: Option<u64>) -> u64 {
+    pushed.map_or(0, |id| id + 1)
+}
+
 impl<A: AtomicWord<Value = u64>> WatermarkSlot<u64, A> {
+    /// The benchmark's increment ([`crate::SequenceDedup::increment_pushed`]).
+    pub fn increment(&self) -> u64 {
+        self.advance(next_id)
+    }
+
     /// Admission of a sequence batch (its lowest id decides, its highest is stored).
     #[inline]
     pub fn admit(&self, batch: SequenceBatch) -> DupStatus {

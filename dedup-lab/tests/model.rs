@@ -47,6 +47,10 @@ enum Op {
     Disconnect {
         producer: usize,
     },
+    /// The JMH shared case: pushed + 1 (0 for none) in one call.
+    Increment {
+        producer: usize,
+    },
 }
 
 fn op() -> impl Strategy<Value = Op> {
@@ -64,14 +68,22 @@ fn op() -> impl Strategy<Value = Op> {
         1 => (0..PRODUCERS).prop_map(|producer| Op::Purge { producer }),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Reconnect { producer }),
         1 => (0..PRODUCERS).prop_map(|producer| Op::Disconnect { producer }),
+        2 => (0..PRODUCERS).prop_map(|producer| Op::Increment { producer }),
     ]
 }
 
 /// A producer's watermarks: pushed and persisted ids, pushed and persisted positions.
 type Marks = (Option<u64>, Option<u64>, Option<Position>, Option<Position>);
 
-/// What one step showed: the admission answer (if any) and every producer's watermarks after it.
-type Observation = (Option<DupStatus>, Vec<Marks>);
+/// What a step returned: an admission's answer, or the id an increment installed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Answer {
+    Status(DupStatus),
+    Id(u64),
+}
+
+/// What one step showed: its answer (if any) and every producer's watermarks after it.
+type Observation = (Option<Answer>, Vec<Marks>);
 
 fn position(ledger: u64, entry: u64) -> Position {
     Position::new(ledger, entry).unwrap()
@@ -92,7 +104,16 @@ struct Model {
 }
 
 impl Model {
-    fn step(&mut self, op: &Op) -> Option<DupStatus> {
+    fn step(&mut self, op: &Op) -> Option<Answer> {
+        if let Op::Increment { producer } = *op {
+            let next = self.pushed.get(&name(producer)).map_or(0, |id| id + 1);
+            self.pushed.insert(name(producer), next);
+            return Some(Answer::Id(next));
+        }
+        self.admission(op).map(Answer::Status)
+    }
+
+    fn admission(&mut self, op: &Op) -> Option<DupStatus> {
         match *op {
             Op::Admit {
                 producer,
@@ -152,7 +173,7 @@ impl Model {
                 self.repl_persisted.remove(&name(producer));
                 None
             }
-            Op::Reconnect { .. } | Op::Disconnect { .. } => None,
+            Op::Reconnect { .. } | Op::Disconnect { .. } | Op::Increment { .. } => None,
         }
     }
 
@@ -196,7 +217,8 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     span,
                 } => {
                     let batch = SequenceBatch::new(low, low + span).unwrap();
-                    Some(dedup.admit(held(&dedup, &mut handles, producer), batch))
+                    let status = dedup.admit(held(&dedup, &mut handles, producer), batch);
+                    Some(Answer::Status(status))
                 }
                 Op::RecordPersisted { producer, id } => {
                     let handle = held(&dedup, &mut handles, producer);
@@ -207,10 +229,10 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                     producer,
                     ledger,
                     entry,
-                } => Some(dedup.admit_replicated(
+                } => Some(Answer::Status(dedup.admit_replicated(
                     held(&dedup, &mut handles, producer),
                     position(ledger, entry),
-                )),
+                ))),
                 Op::RecordReplicatedPersisted {
                     producer,
                     ledger,
@@ -235,6 +257,10 @@ fn run_implementation<D: SequenceDedup>(ops: &[Op]) -> Vec<Observation> {
                 Op::Disconnect { producer } => {
                     handles[producer] = None;
                     None
+                }
+                Op::Increment { producer } => {
+                    let handle = held(&dedup, &mut handles, producer);
+                    Some(Answer::Id(dedup.increment_pushed(handle)))
                 }
             };
             let marks = (0..PRODUCERS)

@@ -164,3 +164,55 @@ fn thirty_two_callers_on_one_producer_never_admit_an_id_twice() {
 fn thirty_two_callers_on_one_replicator_never_admit_a_position_twice_or_tear_one() {
     dedup_lab::for_each_implementation(&mut Race::<Position>(PhantomData));
 }
+
+/// 32 callers increment one producer ([`SequenceDedup::increment_pushed`], the PR's JMH shared
+/// case), with a recorded history: every increment returns a value no other got, together they
+/// are 0..N with no gap, and pushed ends at the last.
+struct Increments;
+
+impl ImplementationVisitor for Increments {
+    fn visit<D: SequenceDedup>(&mut self) {
+        if D::NAME == labkit::record::FLOOR {
+            return; // keeps nothing: not a design
+        }
+        let dedup = D::default();
+        let start = Barrier::new(THREADS);
+        let mut returned: Vec<u64> = std::thread::scope(|scope| {
+            let callers: Vec<_> = (0..THREADS)
+                .map(|_| {
+                    let (dedup, start) = (&dedup, &start);
+                    scope.spawn(move || {
+                        let handle = dedup.connect("counter");
+                        start.wait();
+                        (0..SENDS_PER_THREAD)
+                            .map(|_| dedup.increment_pushed(&handle))
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            callers
+                .into_iter()
+                .flat_map(|c| c.join().unwrap())
+                .collect()
+        });
+        returned.sort_unstable();
+        let expected: Vec<u64> = (0..THREADS as u64 * SENDS_PER_THREAD).collect();
+        assert_eq!(
+            returned,
+            expected,
+            "{}: an increment lost or repeated",
+            D::NAME
+        );
+        assert_eq!(
+            dedup.highest_pushed("counter"),
+            expected.last().copied(),
+            "{}: pushed is not the last increment",
+            D::NAME
+        );
+    }
+}
+
+#[test]
+fn thirty_two_callers_incrementing_one_producer_lose_no_increment() {
+    dedup_lab::for_each_implementation(&mut Increments);
+}

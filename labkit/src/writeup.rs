@@ -288,7 +288,7 @@ mod tests {
         assert!(none.contains("Nothing in this result set"), "{none}");
         // `fast` on the JVM: beside a Rust design it gets a ratio, never a verdict.
         let jvm = crate::lab::Description {
-            jvm_designs: vec!["fast"],
+            jvm: Some(crate::fixture::jvm_benchmarks(&["fast"])),
             ..crate::lab::Description::of(&TINY)
         };
         let across = writeup(&jvm, &set, "base", "fast", &Selection::default(), &[]);

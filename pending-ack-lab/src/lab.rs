@@ -2,7 +2,10 @@
 //! are [`crate::runners`], the report [`crate::report`]s).
 
 use labkit::derivation::{Derivation, Operand};
-use labkit::lab::{Experiment, JvmSources, Kind, LatencyRecording, Parameter, Typed};
+use labkit::lab::{
+    Experiment, JmhCell, JmhSettings, JolWeighing, JvmBenchmarks, Kind, LatencyRecording,
+    Parameter, Typed,
+};
 use labkit::record::{BenchId, FLOOR, Metric};
 
 use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
@@ -12,7 +15,7 @@ use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario, 
 labkit::lab! {
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
     cases: Setup = experiments;
-    jvm: JVM_DESIGNS, JVM_SOURCES;
+    jvm: jvm_benchmarks;
     derivations: derivations;
     cost_buckets: crate::report::cost_buckets;
     describe {
@@ -22,17 +25,112 @@ labkit::lab! {
     }
 }
 
-/// Draft PR #26024's two layouts written in Java as its benchmark measured them (`jvm/pendingack/`):
-/// the nested `TreeMap`s (`oldProduction`, the JVM baseline) and the primitive-bucketed map with
-/// its bitset index, and the JVM's harness floor; measured on the single-threaded experiments,
-/// the footprints and the retained capacities.
-const JVM_DESIGNS: [&str; 3] = [
-    "jvm-nested-treemap",
-    "jvm-primitive-bucketed",
-    labkit::record::JVM_FLOOR,
+/// Draft PR #26024's two layouts in its JMH benchmark (`jvm/src/main/java/pendingack/`), the JVM
+/// baseline first, each with its `implementation` parameter there: the nested `TreeMap`s
+/// (`oldProduction`) and the draft's primitive-bucketed map with its bitset index.
+const JVM_ARMS: [(&str, &str); 2] = [
+    ("jvm-nested-treemap", "oldProduction"),
+    ("jvm-primitive-bucketed", "production"),
 ];
 
-const JVM_SOURCES: JvmSources = labkit::jvm_sources!(pendingack: PendingAckLab; PendingAcks NestedTreeMap PrimitiveBucketed Long2LongOpenHashMap Floor Dataset Workload);
+/// The benchmark's methods whose numbers the write-up quotes, each with the scenario it measures
+/// and the datasets the write-up quotes it on.
+const JMH_BENCHMARKS: [(Scenario, &str, &[&str]); 7] = [
+    (
+        Scenario::DispatchAndAckCycle,
+        "dispatchAndAckCycle",
+        CLAIMED_50K,
+    ),
+    (
+        Scenario::DispatchAckAndPartialAckCycle,
+        "dispatchAckAndPartialAckCycle",
+        CLAIMED_50K,
+    ),
+    (Scenario::RemoveAllUpTo, "removeAllUpTo", CLAIMED_50K),
+    (
+        Scenario::SameLedgerSmallPrefix,
+        "removeAllUpToSameLedger",
+        &["50k-in-1"],
+    ),
+    (Scenario::AddOrReplace, "addOrReplace", &["50k-in-1"]),
+    (
+        Scenario::RemoveAndAdd,
+        "removeAndAddRemaining",
+        &["50k-in-1"],
+    ),
+    (
+        Scenario::UpdateRemaining,
+        "updateRemainingUnacked",
+        &["50k-in-1"],
+    ),
+];
+
+const CLAIMED_50K: &[&str] = &["50k-in-1", "50k-in-5", "50k-in-10", "50k-in-20"];
+
+/// The draft's benchmark on the cases the write-up quotes, and every footprint and retained
+/// capacity weighed with JOL, as the write-up weighed them.
+fn jvm_benchmarks() -> JvmBenchmarks {
+    let mut cells = Vec::new();
+    let mut weighings = Vec::new();
+    for (design, implementation) in JVM_ARMS {
+        for (scenario, method, datasets) in JMH_BENCHMARKS {
+            for name in datasets {
+                let dataset = Dataset::find(name).expect("the claimed datasets are listed");
+                let benchmark = format!("pendingack.PendingAcksMapBenchmark.{method}");
+                let cell = JmhCell::new((scenario.name(), name), design, &benchmark)
+                    .param("implementation", implementation)
+                    .param(
+                        "dataset",
+                        dataset
+                            .benchmark_name
+                            .expect("the claimed datasets are the benchmark's"),
+                    );
+                cells.push(match scenario {
+                    Scenario::SameLedgerSmallPrefix => cell.param("scenario", "smallPrefix"),
+                    _ => cell,
+                });
+            }
+        }
+        let weigh = |experiment, parameter: &str, sizes: Vec<u64>| JolWeighing {
+            experiment,
+            parameter: parameter.to_owned(),
+            design,
+            main: "pendingack.Footprint".into(),
+            args: std::iter::once(implementation.to_owned())
+                .chain(sizes.iter().map(u64::to_string))
+                .collect(),
+        };
+        for d in DATASETS {
+            weighings.push(weigh(FOOTPRINT, d.name, vec![d.entries, d.ledgers]));
+        }
+        for c in RETAINED_CASES {
+            let d = Dataset::find(c.dataset).expect("retained cases name listed datasets");
+            weighings.push(weigh(
+                RETAINED_CAPACITY,
+                c.name,
+                vec![d.entries, d.ledgers, c.keep],
+            ));
+        }
+    }
+    JvmBenchmarks {
+        designs: JVM_ARMS.iter().map(|(design, _)| *design).collect(),
+        jdk: 25,
+        jdk_reason: "the JDK of the write-up's measurements: #26024 names OpenJDK 25.0.2".into(),
+        source: "apache/pulsar `microbench/src/main/java/org/apache/pulsar/broker/service/\
+                 PendingAcksMapBenchmark.java` at 706d2ab157c6 (draft #26024)"
+            .into(),
+        published: JmhSettings {
+            warmup_iterations: 2,
+            warmup_ms: 1_000,
+            iterations: 3,
+            iteration_ms: 1_000,
+            forks: 1,
+        },
+        cells,
+        weighings,
+        checks: vec!["pendingack.Checks".into()],
+    }
+}
 
 pub(crate) const FOOTPRINT: &str = "footprint";
 pub(crate) const RETAINED_CAPACITY: &str = "retained-capacity";
@@ -103,7 +201,6 @@ fn experiments() -> Vec<Typed<Setup>> {
             };
             Experiment {
                 max_ops: e.max_ops(),
-                jvm: true,
                 ..Experiment::of(e.name(), e.description(), kind)
             }
             .on(e
@@ -114,28 +211,22 @@ fn experiments() -> Vec<Typed<Setup>> {
         .collect();
     experiments.extend(SHAPES.into_iter().map(shape_experiment));
     experiments.push(
-        Experiment {
-            jvm: true,
-            ..Experiment::of(
-                FOOTPRINT,
-                "heap retained by a map holding the whole dataset",
-                Kind::Retained,
-            )
-        }
+        Experiment::of(
+            FOOTPRINT,
+            "heap retained by a map holding the whole dataset",
+            Kind::Retained,
+        )
         .on(DATASETS.into_iter().map(|d| {
             let parameter = Parameter::new(d.name, &d.label(), false);
             (parameter, Setup::Footprint(d))
         })),
     );
     experiments.push(
-        Experiment {
-            jvm: true,
-            ..Experiment::of(
-                RETAINED_CAPACITY,
-                "heap left after a peak dataset is cleaned up by remove_all_up_to",
-                Kind::Retained,
-            )
-        }
+        Experiment::of(
+            RETAINED_CAPACITY,
+            "heap left after a peak dataset is cleaned up by remove_all_up_to",
+            Kind::Retained,
+        )
         .on(RETAINED_CASES.into_iter().map(|c| {
             let label = format!(
                 "peak `{}`, `remove_all_up_to` keeping {}",

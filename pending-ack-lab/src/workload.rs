@@ -18,6 +18,8 @@ pub struct Dataset {
     pub name: &'static str,
     pub entries: u64,
     pub ledgers: u64,
+    /// Its name in the draft's JMH benchmark (`PendingAcksMapBenchmark.Dataset`), when it has one.
+    pub benchmark_name: Option<&'static str>,
 }
 
 const fn dataset(name: &'static str, entries: u64, ledgers: u64) -> Dataset {
@@ -25,27 +27,41 @@ const fn dataset(name: &'static str, entries: u64, ledgers: u64) -> Dataset {
         name,
         entries,
         ledgers,
+        benchmark_name: None,
+    }
+}
+
+/// A dataset of the draft's JMH benchmark, under its name there.
+const fn benchmark(
+    name: &'static str,
+    benchmark: &'static str,
+    entries: u64,
+    ledgers: u64,
+) -> Dataset {
+    Dataset {
+        benchmark_name: Some(benchmark),
+        ..dataset(name, entries, ledgers)
     }
 }
 
 /// Every dataset of the seed (entries / ledgers), in its order.
 pub const DATASETS: [Dataset; 16] = [
-    dataset("100-in-1", 100, 1),
-    dataset("1k-in-1", 1_000, 1),
+    benchmark("100-in-1", "batchedReceiverQueue100Entries1Ledger", 100, 1),
+    benchmark("1k-in-1", "receiverQueue1kEntries1Ledger", 1_000, 1),
     dataset("25k-in-1", 25_000, 1),
-    dataset("50k-in-1", 50_000, 1),
-    dataset("50k-in-2", 50_000, 2),
-    dataset("50k-in-5", 50_000, 5),
-    dataset("50k-in-10", 50_000, 10),
-    dataset("50k-in-20", 50_000, 20),
-    dataset("1k-in-5", 1_000, 5),
-    dataset("1k-in-100", 1_000, 100),
+    benchmark("50k-in-1", "defaultUnacked50kEntries1Ledger", 50_000, 1),
+    benchmark("50k-in-2", "defaultUnacked50kEntries2Ledgers", 50_000, 2),
+    benchmark("50k-in-5", "defaultUnacked50kEntries5Ledgers", 50_000, 5),
+    benchmark("50k-in-10", "defaultUnacked50kEntries10Ledgers", 50_000, 10),
+    benchmark("50k-in-20", "defaultUnacked50kEntries20Ledgers", 50_000, 20),
+    benchmark("1k-in-5", "residual1kEntries5Ledgers", 1_000, 5),
+    benchmark("1k-in-100", "residual1kEntries100Ledgers", 1_000, 100),
     dataset("1k-in-500", 1_000, 500),
     dataset("1k-in-1000", 1_000, 1_000),
     dataset("200k-in-100", 200_000, 100),
     dataset("200k-in-500", 200_000, 500),
-    dataset("64k-in-1k", 65_536, 1_024),
-    dataset("1m-in-16k", 1_048_576, 16_384),
+    benchmark("64k-in-1k", "64kEntries1kLedgers", 65_536, 1_024),
+    benchmark("1m-in-16k", "1mEntries16kLedgers", 1_048_576, 16_384),
 ];
 
 /// The value the seed stores for the i-th entry: remaining `(i & 15) + 1`, hash `i × 31`.

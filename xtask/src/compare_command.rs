@@ -48,8 +48,7 @@ pub(crate) fn compare(args: &CompareArgs) -> Result<()> {
         .unwrap_or_else(|| root().join("target/lab/compare"));
     let dir = crate::output::absolute(&dir)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let environment =
-        crate::environment::capture(&root(), lab.package(), !lab.jvm_designs().is_empty());
+    let environment = crate::environment::capture(&root(), lab.package());
     let now = BenchBinaries::this_checkout()?;
     let (a_label, b_label, records) = match &args.rev {
         None => {

@@ -1,17 +1,17 @@
 //! The environment a result set is measured in, captured by the driver before it measures: the
 //! machine (CPU model and family, cores, OS), the toolchain, the versions of the crates the lab
-//! depends on as `cargo metadata` resolves them, the git revision, the date and the JVM.
+//! depends on as `cargo metadata` resolves them, the git revision and the date. The JVM side's
+//! is filled in by its stage, from what JMH wrote ([`crate::jvm`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Command;
 
 use cargo_metadata::{Metadata, MetadataCommand, Package, PackageId};
-use labkit_measure::env::{Environment, jvm_runtime};
+use labkit_measure::env::Environment;
 
-/// The environment of the workspace at `root` for the lab in `package`, with the JVM when the
-/// lab has JVM designs (`jvm`).
-pub fn capture(root: &Path, package: &str, jvm: bool) -> Environment {
+/// The environment of the workspace at `root` for the lab in `package`.
+pub fn capture(root: &Path, package: &str) -> Environment {
     let revision = command_line("git", &["rev-parse", "--short", "HEAD"], root)
         .unwrap_or_else(|| "unknown".to_owned());
     // Changed results under bench-results/ are output, not code that ran: a comparison written
@@ -49,7 +49,7 @@ pub fn capture(root: &Path, package: &str, jvm: bool) -> Environment {
             revision
         },
         date: utc_timestamp(now),
-        jvm: jvm.then(|| jvm_runtime(None)),
+        jvm: None,
     }
 }
 

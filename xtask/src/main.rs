@@ -9,6 +9,7 @@ mod collect;
 mod compare_command;
 mod environment;
 mod justfile;
+mod jvm;
 mod labs;
 mod new_lab;
 mod output;
@@ -307,9 +308,7 @@ fn bench(args: &BenchArgs) -> Result<()> {
     // one lab's fresh results in bench-results/ do not mark the next lab's run as dirty.
     let environments: Vec<Environment> = chosen
         .iter()
-        .map(|lab| {
-            crate::environment::capture(&root(), lab.package(), !lab.jvm_designs().is_empty())
-        })
+        .map(|lab| crate::environment::capture(&root(), lab.package()))
         .collect();
     let dirty = environments
         .iter()
@@ -348,7 +347,10 @@ fn bench(args: &BenchArgs) -> Result<()> {
         let set = ResultSet {
             lab: lab.name().to_owned(),
             mode,
-            environment,
+            environment: Environment {
+                jvm: measured.jvm,
+                ..environment
+            },
             timing: Some(measured.timing),
             records: measured.records,
             repeats: measured.repeats,

@@ -1,11 +1,13 @@
 //! Measuring one lab: the allocation, instruction-count and wall-time stages, each a run of one of
-//! the lab's bench binaries, with the selection derived from the lab's description. The wall-time
-//! stage is several passes, each a separate process of its own link order, environment size and
-//! seed ([`crate::wall_time`]).
+//! the lab's bench binaries, with the selection derived from the lab's description, then the JVM
+//! side's JMH forks and JOL weighings ([`crate::jvm`]). The wall-time stage is several passes,
+//! each a separate process of its own link order, environment size and seed
+//! ([`crate::wall_time`]).
 
 use std::time::Instant;
 
 use anyhow::{Result, anyhow};
+use labkit_measure::env::JvmRun;
 use labkit_measure::lab::Describe;
 use labkit_measure::lab::{Selection, counted_cases_of, timed_ids};
 use labkit_measure::record::{
@@ -44,6 +46,8 @@ pub struct Measured {
     pub failures: Vec<String>,
     pub timing: TimingMethod,
     pub repeats: Vec<PassRepeat>,
+    /// What ran the lab's JVM side, or why nothing did; `None` for a lab without one.
+    pub jvm: Option<Result<JvmRun, String>>,
 }
 
 /// gungraun filters (`file::group::function::id` wildcards) that run exactly the selected
@@ -112,7 +116,7 @@ fn count_instructions(
     if counted_cases_of(lab).is_empty() {
         return None;
     }
-    println!("==> [{name}] stage 2/3 instruction counts (gungraun)");
+    println!("==> [{name}] stage 2/4 instruction counts (gungraun)");
     let gungraun_dir = root().join("target/gungraun").join(lab.package());
     let _ = std::fs::remove_dir_all(&gungraun_dir);
     let filters = gungraun_filters(lab, selection).unwrap_or_else(|| vec![String::new()]);
@@ -148,7 +152,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     let mut failures = Vec::new();
     let started = Instant::now();
     let mut stage_started = Instant::now();
-    let mut stage_seconds = [0.0; 3];
+    let mut stage_seconds = [0.0; 4];
     let mut stage = |n: usize, what: &str, (found, failure): (Vec<Record>, Option<String>)| {
         let seconds = stage_started.elapsed().as_secs_f64();
         stage_started = Instant::now();
@@ -164,10 +168,10 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
                 )
         }));
         match failure {
-            None => println!("==> [{name}] stage {n}/3 {what}: {count} records in {seconds:.0} s"),
+            None => println!("==> [{name}] stage {n}/4 {what}: {count} records in {seconds:.0} s"),
             Some(e) => {
                 println!(
-                    "==> [{name}] stage {n}/3 {what} FAILED after {seconds:.0} s ({count} records \
+                    "==> [{name}] stage {n}/4 {what} FAILED after {seconds:.0} s ({count} records \
                      kept): {e}"
                 );
                 failures.push(format!("{what}: {e}"));
@@ -176,7 +180,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     };
     let mode_flag = mode.bench_flag();
 
-    println!("==> [{name}] stage 1/3 allocation and footprint runs");
+    println!("==> [{name}] stage 1/4 allocation and footprint runs");
     let alloc_out = work.join("alloc.json");
     let _ = std::fs::remove_file(&alloc_out);
     let ran = binaries
@@ -188,7 +192,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
     match count_instructions(lab_run, &selection) {
         Some(outcome) => stage(2, "instructions", outcome),
         None => println!(
-            "==> [{name}] stage 2/3 instruction counts: none (no single-thread case to count)"
+            "==> [{name}] stage 2/4 instruction counts: none (no single-thread case to count)"
         ),
     }
 
@@ -198,19 +202,30 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
         .count();
     let timing = lab.timing(mode);
     println!(
-        "==> [{name}] stage 3/3 wall time ({} mode): {planned} cells × {} passes × {} samples",
+        "==> [{name}] stage 3/4 wall time ({} mode): {planned} cells × {} passes × {} samples",
         mode.label(),
         timing.passes,
         timing.rounds
     );
     let timed = crate::wall_time::time_passes(lab_run);
     stage(3, "time", stage_outcome(timed.ran, Ok(timed.records)));
-    let [allocation, instructions, wall_time] = stage_seconds;
+    let jvm = if lab.jvm().is_some() {
+        println!("==> [{name}] stage 4/4 the JVM side (JMH forks, JOL weighings)");
+        let outcome = crate::jvm::measure(lab, mode, &selection, timing.passes, work)
+            .expect("a lab with a JVM side");
+        let failure = (!outcome.failures.is_empty()).then(|| outcome.failures.join("; "));
+        stage(4, "JVM", (outcome.records, failure));
+        Some(outcome.run)
+    } else {
+        None
+    };
+    let [allocation, instructions, wall_time, jvm_seconds] = stage_seconds;
     let timing = TimingMethod {
         stage_seconds: Some(StageSeconds {
             allocation,
             instructions,
             wall_time,
+            jvm: jvm_seconds,
             filtered: lab_run.filtered,
         }),
         ..timed.method
@@ -224,6 +239,7 @@ pub fn measure(lab_run: &LabRun) -> Result<Measured> {
         failures,
         timing,
         repeats: timed.repeats,
+        jvm,
     })
 }
 

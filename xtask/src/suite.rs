@@ -46,6 +46,7 @@ pub(crate) fn test() -> Result<()> {
         against: None,
         words,
     };
+    crate::jvm::run_checks(labs::all()?)?;
     bench(&smoke(Vec::new(), "smoke"))?;
     report(&ReportArgs {
         out_dir: Some(root().join("target/lab/smoke")),

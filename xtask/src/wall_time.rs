@@ -34,7 +34,7 @@ pub fn environment_padding(seed: u64) -> String {
 /// The seed of a run's first pass: new every run, so a re-run draws new placements (passes with
 /// the same seed share link order, stack and heap offsets, and their ratios correlate across
 /// runs). Kept below 2^31 and above 0, which lld reads as "random".
-fn run_seed() -> u64 {
+pub(crate) fn run_seed() -> u64 {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos());

@@ -68,4 +68,8 @@ impl<W: Watermark> WatermarkStore<W> for Slots<W> {
     fn purge(&self, producer: &str) {
         self.0.pin().remove(producer);
     }
+
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W {
+        self.with_slot(producer, |slot| slot.advance(next))
+    }
 }

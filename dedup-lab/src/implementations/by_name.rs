@@ -3,7 +3,7 @@
 
 use std::sync::Arc;
 
-use crate::sequence::{Position, Watermark, classify};
+use crate::sequence::{Position, Watermark, classify, next_id};
 use crate::{DupStatus, SequenceBatch, SequenceDedup};
 
 /// The hasher every map-based design uses, so designs differ in structure, not hashing.
@@ -53,6 +53,9 @@ pub trait WatermarkStore<W: Watermark>: Default + Send + Sync + 'static {
     fn pushed(&self, producer: &str) -> Option<W>;
     fn persisted(&self, producer: &str) -> Option<W>;
     fn purge(&self, producer: &str);
+    /// `producer`'s pushed watermark becomes `next(pushed)` in one step, however other callers
+    /// race it; returns the value installed.
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W;
 }
 
 /// A design keyed by producer name: its name, and the stores it keeps sequence ids and replicated
@@ -131,5 +134,9 @@ impl<D: StoreDesign> SequenceDedup for ByName<D> {
     fn purge(&self, producer: &str) {
         self.ids.purge(producer);
         self.positions.purge(producer);
+    }
+
+    fn increment_pushed(&self, producer: &ProducerName) -> u64 {
+        self.ids.advance(producer, next_id)
     }
 }

@@ -146,6 +146,13 @@ impl<W: Watermark> Chm<W> {
 /// with `putIfAbsent` / `replace` ([`ReplaceLoop`]).
 pub trait Admission: Default + Send + Sync + 'static {
     fn admit<W: Watermark>(&self, at: Publish<'_, W>) -> DupStatus;
+    /// The benchmark's shared case: `producer`'s pushed value becomes `next` of it, the arm's way.
+    fn advance<W: Watermark>(
+        &self,
+        pushed: &Chm<W>,
+        producer: &ProducerName,
+        next: fn(Option<W>) -> W,
+    ) -> W;
 }
 
 /// The topic-wide monitor: Pulsar before #26763, `synchronized (highestSequencedPushed)` around a
@@ -167,6 +174,19 @@ impl Admission for Monitor {
                 DupStatus::NotDup
             }
         }
+    }
+
+    /// `put(get + 1)` inside the monitor.
+    fn advance<W: Watermark>(
+        &self,
+        pushed: &Chm<W>,
+        producer: &ProducerName,
+        next: fn(Option<W>) -> W,
+    ) -> W {
+        let _topic = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let value = next(pushed.get(producer));
+        pushed.put(producer, value);
+        value
     }
 }
 
@@ -193,6 +213,26 @@ impl Admission for ReplaceLoop {
                 return DupStatus::NotDup;
             }
             // Lost a race: re-read; the new value may now make this a duplicate.
+        }
+    }
+
+    /// `replace(prev, prev + 1)` (or `putIfAbsent` for a new producer) until it holds.
+    fn advance<W: Watermark>(
+        &self,
+        pushed: &Chm<W>,
+        producer: &ProducerName,
+        next: fn(Option<W>) -> W,
+    ) -> W {
+        loop {
+            let found = pushed.get(producer);
+            let value = next(found);
+            let won = match found {
+                None => pushed.put_if_absent(producer, value).is_none(),
+                Some(prev) => pushed.replace(producer, prev, value),
+            };
+            if won {
+                return value;
+            }
         }
     }
 }
@@ -261,6 +301,10 @@ impl<W: Watermark, A: Admission> WatermarkStore<W> for ChmStore<W, A> {
     fn purge(&self, producer: &str) {
         self.pushed.remove(producer);
         self.persisted.remove(producer);
+    }
+
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W {
+        self.admission.advance(&self.pushed, producer, next)
     }
 }
 

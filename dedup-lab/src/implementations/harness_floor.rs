@@ -59,6 +59,11 @@ impl SequenceDedup for HarnessFloor {
     }
 
     fn purge(&self, _: &str) {}
+
+    fn increment_pushed(&self, producer: &Self::Producer) -> u64 {
+        black_box(producer);
+        0
+    }
 }
 
 #[cfg(test)]

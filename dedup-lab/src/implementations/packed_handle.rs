@@ -383,6 +383,10 @@ impl SequenceDedup for PackedHandle {
         self.ids.lock().purge(key);
         self.positions.lock().purge(key);
     }
+
+    fn increment_pushed(&self, producer: &Handle) -> u64 {
+        producer.ids.watermarks().increment()
+    }
 }
 
 #[cfg(test)]

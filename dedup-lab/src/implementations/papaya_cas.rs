@@ -93,4 +93,26 @@ impl<W: Watermark> WatermarkStore<W> for CasMaps<W> {
         self.pushed.pin().remove(producer);
         self.persisted.pin().remove(producer);
     }
+
+    /// The PR's loop on papaya: read, then insert-if-absent or compare-and-replace, until it wins.
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W {
+        let pushed = self.pushed.pin();
+        loop {
+            let found = pushed.get(producer).copied();
+            let value = next(found);
+            let won = match found {
+                None => pushed.try_insert(producer.clone(), value).is_ok(),
+                Some(prev) => !matches!(
+                    pushed.compute(producer.clone(), |entry| match entry {
+                        Some((_, &current)) if current == prev => Operation::Insert(value),
+                        _ => Operation::Abort(()),
+                    }),
+                    Compute::Aborted(())
+                ),
+            };
+            if won {
+                return value;
+            }
+        }
+    }
 }

@@ -141,4 +141,8 @@ impl SequenceDedup for ProducerHandle {
         self.registry.purge(producer);
         self.replicated.purge(producer);
     }
+
+    fn increment_pushed(&self, producer: &Handle) -> u64 {
+        producer.slot.increment()
+    }
 }

@@ -60,4 +60,14 @@ impl<W: Watermark> WatermarkStore<W> for Shards<W> {
     fn purge(&self, producer: &str) {
         self.0.remove(producer);
     }
+
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W {
+        let mut marks = match self.0.get_mut(producer) {
+            Some(marks) => marks,
+            None => self.0.entry(producer.clone()).or_default(),
+        };
+        let value = next(marks.pushed);
+        marks.pushed = Some(value);
+        value
+    }
 }

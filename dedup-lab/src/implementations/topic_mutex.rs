@@ -73,4 +73,15 @@ impl<W: Watermark> WatermarkStore<W> for Monitor<W> {
     fn purge(&self, producer: &str) {
         self.lock().remove(producer);
     }
+
+    fn advance(&self, producer: &ProducerName, next: fn(Option<W>) -> W) -> W {
+        let mut map = self.lock();
+        let marks = match map.get_mut(producer) {
+            Some(marks) => marks,
+            None => map.entry(producer.clone()).or_default(),
+        };
+        let value = next(marks.pushed);
+        marks.pushed = Some(value);
+        value
+    }
 }

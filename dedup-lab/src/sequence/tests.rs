@@ -232,4 +232,32 @@ mod loom_model {
             assert_eq!(slot.pushed(), Some(3));
         });
     }
+
+    /// Two callers increment one producer (the JMH shared case), one of them then admitting an
+    /// id: the increments return two different ids, none lost, and pushed ends at the highest
+    /// value installed.
+    #[test]
+    fn concurrent_increments_are_never_lost() {
+        loom::model(|| {
+            let slot = Arc::new(SequenceSlot::<LoomU64>::default());
+            let a = {
+                let slot = slot.clone();
+                loom::thread::spawn(move || slot.increment())
+            };
+            let b = {
+                let slot = slot.clone();
+                loom::thread::spawn(move || (slot.increment(), slot.admit(batch(5, 5))))
+            };
+            let (first, (second, admitted)) = (a.join().unwrap(), b.join().unwrap());
+            assert_ne!(first, second, "two increments installed one id");
+            assert!(first.max(second) == 1 || first == 6, "{first} {second}");
+            assert_eq!(
+                admitted,
+                DupStatus::NotDup,
+                "5 is above both increments before it"
+            );
+            // Every install is above the one before it: pushed ends at the highest of them.
+            assert_eq!(slot.pushed(), Some(first.max(5)));
+        });
+    }
 }

@@ -22,6 +22,10 @@ pub struct JvmSide {
     pub cannot_show: String,
     /// What the lab decided about its models from their calibration: kept, mended or retired.
     pub decision: String,
+    /// The lab's JMH benchmarks and JOL weighings ([`crate::lab::Describe::jvm`]), which its
+    /// report hands the answers so each row can name what measured it.
+    #[serde(skip)]
+    pub benchmarks: Option<crate::lab::JvmBenchmarks>,
 }
 
 /// A Rust design written to behave as a Java one, and that Java design on the JVM.

@@ -81,7 +81,11 @@ struct Judged {
 /// and the answer.
 fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
-    let mut row = vec![claim.claim.clone(), published_cell(claim)];
+    let published = match measured_by(side, claim) {
+        Some(by) => format!("{}<br>{by}", published_cell(claim)),
+        None => published_cell(claim),
+    };
+    let mut row = vec![claim.claim.clone(), published];
     let (old, new) = match (find(set, claim, &side.old), find(set, claim, &side.new)) {
         (Some(old), Some(new)) if claim.unmeasurable.is_none() => (old, new),
         _ => {
@@ -108,7 +112,12 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
     let (travel, travel_text) = pair_travel(set, (old, new), &c, resolution);
-    row.push(pair_cell(metric, old, new, &c, want));
+    row.push(with_jmh_error(
+        set,
+        pair_cell(metric, old, new, &c, want),
+        old,
+        new,
+    ));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {
         new
@@ -136,6 +145,56 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
         outcome,
         travel,
         best_ratio,
+    }
+}
+
+/// What measured the claim's two arms here: the JMH benchmark (`Class.method`, its parameters
+/// but the arm's, and the arms where a parameter tells them apart), or JOL for a footprint.
+fn measured_by(side: &JvmSide, claim: &Claim) -> Option<String> {
+    let benchmarks = side.benchmarks.as_ref()?;
+    let case = crate::lab::BenchCase::new(&claim.experiment, &claim.parameter);
+    let weighed = |design: &str| {
+        benchmarks.weighings.iter().any(|w| {
+            w.experiment == claim.experiment && w.parameter == claim.parameter && w.design == design
+        })
+    };
+    if weighed(&side.old) && weighed(&side.new) {
+        return Some("JOL `GraphLayout.totalSize()`".to_owned());
+    }
+    let (old, new) = (
+        benchmarks.cell(&case, &side.old)?,
+        benchmarks.cell(&case, &side.new)?,
+    );
+    Some(if old.benchmark == new.benchmark {
+        let arm = |cell: &crate::lab::JmhCell| {
+            cell.params
+                .iter()
+                .find(|(name, _)| name == "implementation")
+                .map_or(String::new(), |(_, value)| value.clone())
+        };
+        format!("{}: `{}` → `{}`", old.label(), arm(old), arm(new))
+    } else {
+        let method = |cell: &crate::lab::JmhCell| {
+            cell.benchmark
+                .rsplit('.')
+                .next()
+                .unwrap_or_default()
+                .to_owned()
+        };
+        format!("{} → `{}`", old.label(), method(new))
+    })
+}
+
+/// A pair's cell with JMH's error of each arm's time (`48.7 ± 1.2 ns → …`), where it has one.
+fn with_jmh_error(set: &ResultSet, cell: String, old: &Record, new: &Record) -> String {
+    let error = |r: &Record| set.find(&r.id, Metric::JmhErrorNs).map(|e| e.value);
+    match (old.metric, error(old), error(new)) {
+        (Metric::NsPerOp, Some(a), Some(b)) => format!(
+            "{cell}<br>JMH error ±{} / ±{}",
+            show(Metric::NsPerOp, a),
+            show(Metric::NsPerOp, b)
+        ),
+        _ => cell,
     }
 }
 
@@ -337,13 +396,20 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
         String::new()
     };
     let (calibrated, details) = calibration(answers, side, set);
+    let measured = match &side.benchmarks {
+        Some(b) => format!(
+            "timed by JMH in benchmarks written for the workload of the write-up's own ({}) and \
+             weighed by JOL",
+            b.source
+        ),
+        None => "run on the JVM here".to_owned(),
+    };
     let markdown = format!(
-        "{}\n\n_Source: {}._ A claim reproduces when the write-up's two designs, written in Java \
-         from its description and run on the JVM here in the same passes as the Rust designs, go \
-         its way under this run's verdict rules (wall time: every pass agrees; counts: by \
-         value, within 1 %). A **differs** names its cause with values measured in this run, \
-         shown only when its evidence holds, it explains the JVM's direction, and no Rust model \
-         it cites is off on that claim.\n\n{summary}{rust}\n\n{}{own}\n\n{}",
+        "{}\n\n_Source: {}._ A claim reproduces when the write-up's two designs, {measured}, go \
+         its way under this run's verdict rules (time: every pass agrees, a pass being one JMH \
+         fork of each arm; counts: by value, within 1 %). A **differs** names its cause with \
+         values measured in this run, shown only when its evidence holds, it explains the JVM's \
+         direction, and no Rust model it cites is off on that claim.\n\n{summary}{rust}\n\n{}{own}\n\n{}",
         answers.question,
         answers.source,
         claims_table.render(),
@@ -428,14 +494,7 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
         })
         .collect();
     let runtime = match &set.environment.jvm {
-        // "OpenJDK 64-Bit Server VM (build 17.0.15+6-…, mixed mode)": "OpenJDK 17.0.15".
-        Some(Ok(runtime)) => {
-            let name = runtime.split(' ').next().unwrap_or("JVM");
-            let version = runtime
-                .split_once("(build ")
-                .and_then(|(_, b)| b.split(['+', ',', ')']).next());
-            version.map_or(runtime.clone(), |v| format!("{name} {v}"))
-        }
+        Some(Ok(run)) => run.short_name(),
         Some(Err(why)) => {
             return Some(format!(
                 "**Verdict.** The JVM was not measured in this run ({why}): no claim of the \

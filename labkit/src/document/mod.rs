@@ -231,7 +231,12 @@ pub fn render(lab: &dyn LabReport, set: &ResultSet) -> Result<Rendered, String> 
             environment_section(&set)
         )
     };
-    let claims = lab.answers();
+    let claims = lab.answers().map(|mut answers| {
+        if let Some(side) = &mut answers.jvm {
+            side.benchmarks = lab.jvm();
+        }
+        answers
+    });
     let verdict = claims
         .as_ref()
         .and_then(|a| crate::answers::verdict_paragraph(a, &set))

@@ -73,31 +73,27 @@ macro_rules! lab_conformance {
         }
 
         #[test]
-        fn conformance_every_jvm_design_passes_its_own_checks() {
-            $crate::testing::jvm_designs_pass_their_checks(&$lab);
+        fn conformance_the_jvm_benchmarks_measure_the_lab_s_own_cases() {
+            $crate::testing::jvm_benchmarks_name_the_lab_s_cases(&$lab);
         }
     };
 }
 
-/// Whether a JDK is on `PATH` for the JVM designs' tests; without one they are skipped, saying
-/// why.
-pub fn jdk_present() -> bool {
-    match crate::jvm::jdk() {
-        Ok(_) => true,
-        Err(why) => {
-            eprintln!("JVM tests skipped: {why}");
-            false
-        }
-    }
-}
-
-/// Every JVM design of `lab` passes its JVM side's own correctness checks (`labkit.JvmLab.check`).
-pub fn jvm_designs_pass_their_checks(lab: &dyn Lab) {
-    if lab.jvm_designs().is_empty() || !jdk_present() {
-        return;
-    }
-    for design in lab.jvm_designs() {
-        crate::jvm::check(lab, design).unwrap_or_else(|e| panic!("{design}: {e}"));
+/// Every JMH cell and JOL weighing of the lab's JVM side names one of its JVM designs on one of
+/// its cases, once; the baseline design has a cell on each case any JVM design is timed on.
+pub fn jvm_benchmarks_name_the_lab_s_cases(lab: &dyn Lab) {
+    let Some(benchmarks) = lab.jvm() else { return };
+    benchmarks
+        .check(lab.experiments())
+        .unwrap_or_else(|e| panic!("{}: {e}", lab.name()));
+    let baseline = benchmarks.designs[0];
+    for cell in &benchmarks.cells {
+        assert!(
+            benchmarks.cell(&cell.case(), baseline).is_some(),
+            "{}: {} is timed on the JVM without the JVM baseline",
+            lab.name(),
+            cell.case()
+        );
     }
 }
 
@@ -258,7 +254,7 @@ pub fn every_case_opens_and_runs(lab: &dyn Lab, runs: impl Fn(&Experiment, &Para
             if !crate::measure::runnable(lab, implementation) {
                 continue;
             }
-            let open = || crate::measure::open_cell(lab, implementation, false, case);
+            let open = || crate::measure::open_cell(lab, implementation, case);
             if !measures(lab, e, implementation) {
                 let err = open().err();
                 let refused = err.is_some_and(|err| err.contains("is not measured on"));

@@ -258,13 +258,14 @@ fn disagreements(set: &ResultSet, baselines: &Baselines) -> (Table, usize, usize
 }
 
 /// The A/A twins a run measures, as the trust section names them: the baseline's, and the JVM
-/// baseline's (a second JVM) when the lab has JVM designs.
+/// baseline's (a second JMH fork in every pass) when the lab has JVM designs.
 fn twins_text(baselines: &Baselines) -> String {
     let all = baselines.all();
     let own = format!("`{}`", Role::Twin.cell_name(all[0]));
     match all.get(1) {
         Some(jvm) => format!(
-            "{own} (and `{}` beside the JVM designs: a second JVM of their baseline)",
+            "{own} (and `{}` beside the JVM designs: a second JMH fork of their baseline in every \
+             pass)",
             Role::Twin.cell_name(jvm)
         ),
         None => own,

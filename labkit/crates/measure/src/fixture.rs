@@ -142,3 +142,24 @@ pub fn result_set(lab: &dyn Describe, records: Vec<Record>) -> ResultSet {
         ..crate::record::fixtures::set(records)
     }
 }
+
+/// A JVM side of `designs` with no cell, for tests of what reads which designs run on the JVM.
+pub fn jvm_benchmarks(designs: &[&'static str]) -> crate::lab::JvmBenchmarks {
+    let settings = crate::lab::JmhSettings {
+        warmup_iterations: 1,
+        warmup_ms: 100,
+        iterations: 1,
+        iteration_ms: 100,
+        forks: 1,
+    };
+    crate::lab::JvmBenchmarks {
+        designs: designs.to_vec(),
+        jdk: 17,
+        jdk_reason: "the fixture's".into(),
+        source: "no source".into(),
+        published: settings,
+        cells: Vec::new(),
+        weighings: Vec::new(),
+        checks: Vec::new(),
+    }
+}

@@ -3,8 +3,8 @@
 //!
 //! - [`lab`]: the description each lab gives of itself once (implementations, experiments,
 //!   parameters, how a case runs, derived records), which every binary and the driver read.
-//! - [`jvm`]: a lab's designs written in Java, compiled with the JDK and measured on the JVM in
-//!   the same passes as the Rust ones.
+//! - [`jmh`]: JMH's and JOL's output read into records: the write-up's Java benchmarks, which the
+//!   driver runs ([`lab::JvmBenchmarks`]).
 //! - [`threads`]: a measured window over several threads (prepare, open, run, close).
 //! - [`sampling`]: samplers per case, in-process interleaving, and a line protocol serving them
 //!   to `cargo xtask compare --rev`.
@@ -14,7 +14,7 @@
 pub use labkit_record::*;
 
 pub mod fixture;
-pub mod jvm;
+pub mod jmh;
 pub mod lab;
 pub mod measure;
 pub mod sampling;

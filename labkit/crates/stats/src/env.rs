@@ -1,8 +1,7 @@
 //! The environment a result set was measured in: every committed number carries it. The driver
-//! captures it; the JDK probe is here, for the JVM runner measures with the JDK it finds.
+//! captures it, and the JVM side's from what JMH wrote.
 
 use std::collections::BTreeMap;
-use std::process::Command;
 
 use serde::{Deserialize, Serialize};
 
@@ -27,38 +26,100 @@ pub struct Environment {
     pub git_revision: String,
     /// UTC, `YYYY-MM-DDTHH:MM:SSZ`.
     pub date: String,
-    /// The JVM that ran a lab's JVM designs ([`jvm_runtime`]), or why there was none; absent in
-    /// older runs.
+    /// The JVM side of a lab that has one ([`JvmRun`]), or why its cells were not measured (no
+    /// JDK, no Maven); absent for labs without one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub jvm: Option<Result<String, String>>,
+    pub jvm: Option<Result<JvmRun, String>>,
 }
 
-/// The JDK on `path` (the process's `PATH` when `None`): the runtime `java -version` names (its
-/// last line: the VM, its build and mode), when `javac` is there too; otherwise what is missing
-/// and how to get it.
-pub fn jvm_runtime(path: Option<&std::ffi::OsStr>) -> Result<String, String> {
-    let version = |program: &str| {
-        let mut command = Command::new(program);
-        if let Some(path) = path {
-            command.env("PATH", path);
+/// What ran a lab's JVM side: the JDK, the tools' versions, the flags and the JMH settings, the
+/// lab's beside the write-up's.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(from = "JvmRunWire")]
+pub struct JvmRun {
+    /// The VM and its version, as JMH's result names it.
+    pub vm: String,
+    /// Why this JDK decides (the one the write-up names, or the project's default).
+    #[serde(default)]
+    pub jdk_reason: String,
+    #[serde(default)]
+    pub jmh: String,
+    #[serde(default)]
+    pub jol: String,
+    /// The forks' flags beyond JMH's own.
+    #[serde(default)]
+    pub flags: Vec<String>,
+    /// The lab's JMH settings, and the write-up's.
+    #[serde(default)]
+    pub settings: String,
+    #[serde(default)]
+    pub published: String,
+}
+
+impl JvmRun {
+    /// The VM as a sentence names it: `OpenJDK 17.0.15` for `OpenJDK 64-Bit Server VM
+    /// 17.0.15+6-Debian-1deb12u1` (and for older results' `… (build 17.0.15+6-…, mixed mode)`).
+    pub fn short_name(&self) -> String {
+        let name = self.vm.split(' ').next().unwrap_or("JVM");
+        let version = self
+            .vm
+            .split_once("(build ")
+            .map(|(_, build)| build)
+            .or_else(|| self.vm.rsplit(' ').next())
+            .and_then(|v| v.split(['+', ',', ')', '-']).next());
+        version.map_or_else(|| self.vm.clone(), |v| format!("{name} {v}"))
+    }
+}
+
+/// A [`JvmRun`] as results files hold it: the record, or in runs from before JMH the runtime's
+/// name alone.
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum JvmRunWire {
+    Run {
+        vm: String,
+        #[serde(default)]
+        jdk_reason: String,
+        #[serde(default)]
+        jmh: String,
+        #[serde(default)]
+        jol: String,
+        #[serde(default)]
+        flags: Vec<String>,
+        #[serde(default)]
+        settings: String,
+        #[serde(default)]
+        published: String,
+    },
+    Runtime(String),
+}
+
+impl From<JvmRunWire> for JvmRun {
+    fn from(wire: JvmRunWire) -> Self {
+        match wire {
+            JvmRunWire::Run {
+                vm,
+                jdk_reason,
+                jmh,
+                jol,
+                flags,
+                settings,
+                published,
+            } => Self {
+                vm,
+                jdk_reason,
+                jmh,
+                jol,
+                flags,
+                settings,
+                published,
+            },
+            JvmRunWire::Runtime(vm) => Self {
+                vm,
+                ..Self::default()
+            },
         }
-        command
-            .arg("-version")
-            .output()
-            .ok()
-            .filter(|o| o.status.success())
-            // Both print their version on stderr.
-            .map(|o| String::from_utf8_lossy(&o.stderr).trim().to_owned())
-    };
-    let missing = |program: &str| {
-        format!(
-            "no JDK (`{program}` not found on PATH; `apt-get install openjdk-17-jdk-headless` \
-             installs one)"
-        )
-    };
-    let java = version("java").ok_or_else(|| missing("java"))?;
-    version("javac").ok_or_else(|| missing("javac"))?;
-    Ok(java.lines().last().unwrap_or_default().trim().to_owned())
+    }
 }
 
 impl Environment {
@@ -116,13 +177,27 @@ mod tests {
     use super::*;
 
     #[test]
-    fn without_java_on_the_path_there_is_no_jdk_and_the_reason_says_how_to_get_one() {
-        let empty = std::env::temp_dir().join(format!("labkit-no-jdk-{}", std::process::id()));
-        std::fs::create_dir_all(&empty).unwrap();
-        let missing = jvm_runtime(Some(empty.as_os_str())).unwrap_err();
-        std::fs::remove_dir_all(&empty).unwrap();
-        assert!(missing.starts_with("no JDK (`java` not found"), "{missing}");
-        assert!(missing.contains("openjdk-17-jdk-headless"), "{missing}");
+    fn a_jvm_run_reads_back_and_older_results_name_the_runtime_alone() {
+        let run = JvmRun {
+            vm: "OpenJDK 64-Bit Server VM 25.0.1".into(),
+            jmh: "1.37".into(),
+            flags: vec!["-Xms1g".into()],
+            ..JvmRun::default()
+        };
+        let written: Result<JvmRun, String> = Ok(run.clone());
+        let json = serde_json::to_string(&written).unwrap();
+        let read: Result<JvmRun, String> = serde_json::from_str(&json).unwrap();
+        assert_eq!(read, Ok(run));
+        let old: Result<JvmRun, String> =
+            serde_json::from_str(r#"{"Ok":"OpenJDK 64-Bit Server VM (build 17)"}"#).unwrap();
+        let old = old.unwrap();
+        assert_eq!(old.vm, "OpenJDK 64-Bit Server VM (build 17)");
+        assert_eq!(old.short_name(), "OpenJDK 17");
+        let new = JvmRun {
+            vm: "OpenJDK 64-Bit Server VM 25.0.1+8-LTS".into(),
+            ..JvmRun::default()
+        };
+        assert_eq!(new.short_name(), "OpenJDK 25.0.1");
     }
 
     /// The tests' environment, and it on another model of the same brand, on another brand of

@@ -93,6 +93,39 @@ pub fn pass_estimate(values: &[f64]) -> Option<MedianEstimate> {
     })
 }
 
+/// A seeded generator (splitmix64) for the orders a run draws: the same seed, the same orders.
+#[derive(Debug, Clone)]
+pub struct Seeded {
+    state: u64,
+}
+
+impl Seeded {
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Uniform in `0..n` (for the small `n` used here the modulo bias is negligible).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+
+    /// A Fisher-Yates shuffle of `items`.
+    pub fn shuffle<T>(&mut self, items: &mut [T]) {
+        for i in (1..items.len()).rev() {
+            let j = self.below(i as u64 + 1) as usize;
+            items.swap(i, j);
+        }
+    }
+}
+
 /// The median of `values` (NaN for none).
 pub fn median(values: &[f64]) -> f64 {
     if values.is_empty() {

@@ -30,7 +30,7 @@ impl Opened for Result<Box<dyn Runner>, String> {
 /// labkit::lab! {
 ///     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
 ///     cases: Setup = experiments;                   // fn() -> Vec<Typed<Setup>>
-///     jvm: JVM_DESIGNS, JVM_SOURCES;                // optional: the write-up's Java designs
+///     jvm: jvm_benchmarks;                               // optional: fn() -> JvmBenchmarks, the write-up's JMH benchmarks
 ///     derivations: derivations;                     // optional: fn() -> Vec<Derivation>
 ///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>
 ///         P99_IN_GENERATIONS => SCRAPE,             // for what a list cannot state, and each
@@ -54,7 +54,7 @@ macro_rules! lab {
         $(#[$meta:meta])*
         $vis:vis static $lab:ident: $ty:ident = $name:literal, $title:literal;
         cases: $case:ty = $experiments:path;
-        $(jvm: $jvm:expr, $sources:expr;)?
+        $(jvm: $jvm:path;)?
         $(derivations: $derivations:path;)?
         $(derived: $derived:path $(, from { $($from:expr => $source:expr),* $(,)? })?;)?
         $(cost_buckets: $buckets:path;)?
@@ -84,12 +84,12 @@ macro_rules! lab {
             }
 
             fn implementations(&self) -> Vec<&'static str> {
-                crate::measured_names().into_iter()$(.chain($jvm))?.collect()
+                crate::measured_names().into_iter()$(.chain($jvm().designs))?.collect()
             }
 
             $(
-                fn jvm_designs(&self) -> Vec<&'static str> {
-                    $jvm.to_vec()
+                fn jvm(&self) -> Option<$crate::lab::JvmBenchmarks> {
+                    Some($jvm())
                 }
             )?
 
@@ -136,12 +136,6 @@ macro_rules! lab {
                     None $(.or(Some($derived)))?;
                 $crate::derivation::derived(set, &declared, custom)
             }
-
-            $(
-                fn jvm_sources(&self) -> Option<$crate::lab::JvmSources> {
-                    Some($sources)
-                }
-            )?
         }
     };
 }

@@ -3,7 +3,7 @@
 
 use serde::{Deserialize, Deserializer, Serialize};
 
-use super::{ClaimedCase, Describe, Experiment, Timing};
+use super::{ClaimedCase, Describe, Experiment, JvmBenchmarks, Timing};
 use crate::callgrind::Buckets;
 use crate::record::RunMode;
 use crate::tools::Tool;
@@ -32,9 +32,9 @@ pub struct Description {
     pub tools: Vec<Tool>,
     #[serde(default, deserialize_with = "kept_strs")]
     pub quick_selection: Vec<Kept>,
-    /// [`Describe::jvm_designs`].
-    #[serde(default, deserialize_with = "kept_strs")]
-    pub jvm_designs: Vec<Kept>,
+    /// [`Describe::jvm`].
+    #[serde(default)]
+    pub jvm: Option<JvmBenchmarks>,
     /// [`Describe::claimed_cases`].
     #[serde(default)]
     pub claimed_cases: Vec<ClaimedCase>,
@@ -56,7 +56,7 @@ impl Description {
             cost_buckets: lab.cost_buckets(),
             tools: lab.tools(),
             quick_selection: lab.quick_selection(),
-            jvm_designs: lab.jvm_designs(),
+            jvm: lab.jvm(),
             claimed_cases: lab.claimed_cases(),
         }
     }
@@ -107,8 +107,8 @@ impl Describe for Description {
     fn quick_selection(&self) -> Vec<&'static str> {
         self.quick_selection.clone()
     }
-    fn jvm_designs(&self) -> Vec<&'static str> {
-        self.jvm_designs.clone()
+    fn jvm(&self) -> Option<JvmBenchmarks> {
+        self.jvm.clone()
     }
 
     fn claimed_cases(&self) -> Vec<ClaimedCase> {
@@ -122,11 +122,11 @@ pub type Kept = &'static str;
 
 /// A string read from a description, kept for the rest of the process: descriptions are read
 /// once per lab and per run, so what is kept is bounded by the labs' vocabularies.
-pub(super) fn kept_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+pub(crate) fn kept_str<'de, D: Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
     String::deserialize(d).map(keep)
 }
 
-pub(super) fn kept_strs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
+pub(crate) fn kept_strs<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<&'static str>, D::Error> {
     Vec::<String>::deserialize(d).map(|v| v.into_iter().map(keep).collect())
 }
 
@@ -150,7 +150,7 @@ mod tests {
         assert_eq!(read.cost_buckets(), TINY.cost_buckets());
         assert_eq!(read.experiments(), TINY.experiments());
         assert_eq!(read.quick_selection(), TINY.quick_selection());
-        assert_eq!(read.jvm_designs(), TINY.jvm_designs());
+        assert_eq!(read.jvm(), TINY.jvm());
         assert!(Description::parse("{\"name\": 1}").is_err());
     }
 }

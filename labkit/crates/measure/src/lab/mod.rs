@@ -17,6 +17,7 @@ mod counted;
 mod declare;
 pub use declare::Opened;
 mod description;
+mod jvm_benchmarks;
 mod retained;
 mod selection;
 mod timing;
@@ -26,6 +27,7 @@ pub use catalog::*;
 pub use claimed::*;
 pub use counted::*;
 pub use description::*;
+pub use jvm_benchmarks::*;
 pub use retained::Retained;
 pub use selection::*;
 pub use timing::*;
@@ -143,10 +145,6 @@ pub struct Experiment {
     /// needs only some designs); empty: all of the lab's. Its parameters are not counted.
     #[serde(default, deserialize_with = "description::kept_strs")]
     pub implementations: Vec<Kept>,
-    /// Whether the lab's JVM designs ([`Describe::jvm_designs`]) are measured on it as well: the
-    /// experiments of the write-up's Java benchmark, which the JVM side opens by the same names.
-    #[serde(default)]
-    pub jvm: bool,
 }
 
 /// How an experiment's per-operation latencies are recorded ([`crate::latency`]).
@@ -191,7 +189,6 @@ impl Experiment {
             process_costs: false,
             footprint_at_end: false,
             implementations: Vec::new(),
-            jvm: false,
         }
     }
 
@@ -298,13 +295,16 @@ pub trait Describe: Sync {
     /// floor after the designs when the lab has one ([`crate::record::FLOOR`]; the registry's
     /// `measured_names`); then the JVM designs ([`Describe::jvm_designs`]), if any.
     fn implementations(&self) -> Vec<&'static str>;
-    /// The implementations written in Java and run on the JVM ([`crate::jvm`]), also listed in
-    /// [`Describe::implementations`] after the Rust ones: the JVM baseline first (the write-up's
-    /// "before" arm, which the other JVM designs are compared with), the JVM harness floor
-    /// ([`crate::record::JVM_FLOOR`]) last. Measured on the experiments marked
-    /// [`Experiment::jvm`].
+    /// The write-up's JMH benchmarks and JOL weighings, when its claims were measured in Java
+    /// ([`JvmBenchmarks`]): the driver runs them beside the Rust designs.
+    fn jvm(&self) -> Option<JvmBenchmarks> {
+        None
+    }
+    /// The JVM side's designs ([`Describe::jvm`]), also listed in [`Describe::implementations`]
+    /// after the Rust ones: the JVM baseline first (the write-up's "before" arm, which the other
+    /// JVM designs are compared with).
     fn jvm_designs(&self) -> Vec<&'static str> {
-        Vec::new()
+        self.jvm().map(|side| side.designs).unwrap_or_default()
     }
     /// Every experiment, in report order: built once (a lab keeps them in a [`CaseTable`], with
     /// its own value for each case).
@@ -359,26 +359,18 @@ pub trait Lab: Describe {
     fn derived(&self, _set: &ResultSet) -> Vec<crate::record::Record> {
         Vec::new()
     }
-    /// The Java sources of the lab's JVM designs ([`Describe::jvm_designs`]).
-    fn jvm_sources(&self) -> Option<JvmSources> {
-        None
-    }
-}
-
-/// A lab's JVM side as Java sources ([`crate::jvm`] compiles and runs them).
-#[derive(Debug, Clone, Copy)]
-pub struct JvmSources {
-    /// The class implementing `labkit.JvmLab`, fully qualified.
-    pub lab_class: &'static str,
-    /// Each source file: its path under the source root (`dedup/DedupLab.java`) and its text.
-    pub files: &'static [(&'static str, &'static str)],
 }
 
 /// Whether `implementation` is measured on `experiment`: one its experiment lists, and for a JVM
-/// design an experiment the JVM side runs.
+/// design an experiment its JVM side has a cell of it on.
 pub fn measures(lab: &dyn Describe, experiment: &Experiment, implementation: &str) -> bool {
     experiment.lists(implementation)
-        && (experiment.jvm || !lab.jvm_designs().contains(&implementation))
+        && match lab.jvm() {
+            Some(side) if side.designs.contains(&implementation) => {
+                side.runs(experiment.name, implementation)
+            }
+            _ => true,
+        }
 }
 
 /// Which baseline each of `lab`'s implementations is compared with.

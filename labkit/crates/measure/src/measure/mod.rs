@@ -13,7 +13,6 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::args::{RunArgs, exit_with_usage_error};
-use crate::jvm::Fork;
 use crate::lab::{
     BenchCase, Experiment, Kind, Lab, MeasuredHeap, Runner, Selection, Window, experiment, measures,
 };
@@ -28,51 +27,34 @@ mod printed;
 pub use allocation::alloc_main;
 pub use pass::{CASE_TIME, case_time_id, pass_main, timer_overhead_id};
 
-/// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error;
-/// the JVMs it starts warm up as its run mode asks.
+/// Parses the binary's arguments and the filter words against `lab`, or exits with a clear error.
 fn parse_args(lab: &dyn Lab) -> (RunArgs, Selection) {
     let args =
         RunArgs::parse(std::env::args().skip(1)).unwrap_or_else(|e| exit_with_usage_error(&e));
     let selection =
         Selection::parse(lab, &args.filters).unwrap_or_else(|e| exit_with_usage_error(&e));
-    crate::jvm::warm_up_for(args.mode());
     (args, selection)
 }
 
-/// `implementation` opened on `case` as one cell: a Rust design by the lab's own `open`, a JVM
-/// design in its JVM (`twin`: a second JVM of its own, the A/A twin of the JVM baseline).
+/// `implementation` opened on `case` as one cell, by the lab's own `open`; a JVM design is JMH's
+/// to measure, never a measurement binary's.
 pub fn open_cell(
     lab: &dyn Lab,
     implementation: &str,
-    twin: bool,
     case: &BenchCase,
 ) -> Result<Box<dyn Runner>, String> {
-    if !lab.jvm_designs().contains(&implementation) {
-        return lab.open(implementation, case);
+    if !runnable(lab, implementation) {
+        return Err(format!(
+            "`{implementation}` runs on the JVM: JMH measures it (`cargo xtask bench`)"
+        ));
     }
-    crate::lab::resolve(lab, implementation, case)?;
-    let fork = if twin { Fork::Twin } else { Fork::First };
-    crate::jvm::open(lab, implementation, fork, case)
+    lab.open(implementation, case)
 }
 
-/// Whether `implementation` can be measured in this process: a JVM design needs a JDK. When it
-/// cannot, says so once per design on stderr.
+/// Whether a measurement binary measures `implementation`: every Rust design; the JVM designs are
+/// measured by the driver with JMH and JOL ([`crate::jmh`]).
 pub fn runnable(lab: &dyn Lab, implementation: &str) -> bool {
-    if !lab.jvm_designs().contains(&implementation) {
-        return true;
-    }
-    match crate::jvm::jdk() {
-        Ok(_) => true,
-        Err(e) => {
-            static TOLD: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
-            let mut told = TOLD.lock().unwrap_or_else(|p| p.into_inner());
-            if !told.iter().any(|t| t == implementation) {
-                eprintln!("{implementation}: not measured: {e}");
-                told.push(implementation.to_owned());
-            }
-            false
-        }
-    }
+    !lab.jvm_designs().contains(&implementation)
 }
 
 #[cfg(any(feature = "dhat", test))]
@@ -200,14 +182,12 @@ fn watched_run(
     watched.failure.map_or(Ok(elapsed), Err)
 }
 
-/// `implementation` opened on the timed `case`, as a [`TimedRun`] (`twin`: as the A/A twin,
-/// [`open_cell`]). Each run of a steady case starts with an untimed quarter of its operations, so
+/// `implementation` opened on the timed `case`, as a [`TimedRun`]. Each run of a steady case starts with an untimed quarter of its operations, so
 /// the caches hold this side again after another side's sample (one-shots consume their setup,
 /// so they take none); with `fresh_per_sample` every run opens a new instance.
 fn open_timed(
     lab: &'static dyn Lab,
     implementation: &str,
-    twin: bool,
     case: &BenchCase,
 ) -> Result<TimedRun, String> {
     let experiment = experiment(lab, &case.experiment)?;
@@ -219,7 +199,7 @@ fn open_timed(
         Kind::Steady => window_warm_up + ops / 4,
         _ => 0,
     };
-    let mut runner = open_cell(lab, implementation, twin, case)?;
+    let mut runner = open_cell(lab, implementation, case)?;
     if experiment.fresh_per_sample {
         // The instance opened to check the case opens is the first run's (opening one can be a
         // server generating its body); every later run opens its own.
@@ -228,7 +208,7 @@ fn open_timed(
         Ok(Box::new(move |ops, window| {
             let mut fresh = match first.take() {
                 Some(opened) => opened,
-                None => open_cell(lab, &implementation, twin, &case)?,
+                None => open_cell(lab, &implementation, &case)?,
             };
             watched_run(fresh.as_mut(), warm_up(ops), ops, window)
         }))
@@ -261,7 +241,7 @@ impl SampleSource for LabSamples {
         let min_ops = experiment
             .parameter(&case.parameter)
             .map_or(1, |p| p.min_ops);
-        let mut run = open_timed(self.0, implementation, false, case)?;
+        let mut run = open_timed(self.0, implementation, case)?;
         let ops = match experiment.kind {
             Kind::Steady => calibrate(&mut run, experiment, min_ops, PAIRED_SAMPLE)?,
             _ => experiment.ops(1),

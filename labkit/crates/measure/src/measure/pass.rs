@@ -18,8 +18,8 @@ mod placement;
 use cell::{Cell, Events, at_least_one_if_none};
 use placement::Placement;
 
-/// The cells a case measures in one pass: every selected implementation its experiment measures
-/// (JVM designs only where a JDK runs them), and the reference cells of each baseline among them
+/// The cells a case measures in one pass: every selected Rust implementation its experiment
+/// measures (the JVM designs are JMH's), and the reference cells of each baseline among them
 /// (its A/A twin measured, its slowed twins derived from the twin's samples). Added passes
 /// (`only`) measure just the cells they can still decide, beside their baselines (and a twin
 /// whose slowed twins are among them).
@@ -77,17 +77,6 @@ fn case_cells(
     Ok(CaseCells { measured, slowed })
 }
 
-/// A JVM design's cell that failed: one line naming it and the JVM's message; the pass goes on
-/// without it. A Rust cell's failure ends the pass.
-fn left_out(lab: &dyn Lab, id: &BenchId, error: String) -> Result<(), String> {
-    if lab.jvm_designs().contains(&id.implementation.as_str()) {
-        eprintln!("{id}: not measured in this pass: {error}");
-        Ok(())
-    } else {
-        Err(error)
-    }
-}
-
 /// The records of one case in one pass ([`case_cells`]): the cells opened in a shuffled order with
 /// spacers between them, calibrated, then sampled in `timing.rounds` rounds, each in a new
 /// shuffled order; latencies as the experiment records them.
@@ -108,26 +97,20 @@ fn pass_case(
     let mut cells = open_cells(lab, case, ids, timing, placement)?;
     let in_samples = experiment.latency == LatencyRecording::InTimedSamples;
     let mut order: Vec<usize> = (0..cells.len()).collect();
-    let mut failed = vec![false; cells.len()];
     // One sample of every cell in `order`: kept as a round's (`round`; a cell whose calibration
-    // run was kept has round 0's already), or only for its latencies.
-    let mut sample_all =
-        |order: &[usize], cells: &mut [Cell], record: bool, round: Option<usize>| {
-            for &i in order {
-                if failed[i] || round.is_some_and(|r| cells[i].samples.len() > r) {
-                    continue;
-                }
-                match cells[i].sample(record) {
-                    Ok(ns) if round.is_some() => cells[i].samples.push(ns),
-                    Ok(_) => {}
-                    Err(e) => {
-                        failed[i] = true;
-                        left_out(lab, &cells[i].id, e)?;
-                    }
-                }
+    // run was kept has round 0's already), or only for its latencies. A failing cell ends the pass.
+    let sample_all = |order: &[usize], cells: &mut [Cell], record: bool, round: Option<usize>| {
+        for &i in order {
+            if round.is_some_and(|r| cells[i].samples.len() > r) {
+                continue;
             }
-            Ok::<(), String>(())
-        };
+            let ns = cells[i].sample(record)?;
+            if round.is_some() {
+                cells[i].samples.push(ns);
+            }
+        }
+        Ok::<(), String>(())
+    };
     for round in 0..timing.rounds {
         placement.shuffle(&mut order);
         sample_all(&order, &mut cells, in_samples, Some(round))?;
@@ -136,13 +119,7 @@ fn pass_case(
         placement.shuffle(&mut order);
         sample_all(&order, &mut cells, true, None)?;
     }
-    let kept: Vec<Cell> = cells
-        .into_iter()
-        .zip(failed)
-        .filter(|(_, failed)| !failed)
-        .map(|(cell, _)| cell)
-        .collect();
-    cell_records(lab, case, kept, &slowed, only)
+    cell_records(lab, case, cells, &slowed, only)
 }
 
 /// Each cell opened (spacers between them) and calibrated. Every cell is calibrated, the reference
@@ -172,14 +149,7 @@ fn open_cells(
     let mut kept_runs = Vec::with_capacity(ids.len());
     for id in ids {
         placement.spacer();
-        let twin = id.role == Role::Twin;
-        let run = match open_timed(lab, &id.implementation, twin, case) {
-            Ok(run) => run,
-            Err(e) => {
-                left_out(lab, &id, e)?;
-                continue;
-            }
-        };
+        let run = open_timed(lab, &id.implementation, case)?;
         let mut cell = Cell {
             id,
             run,
@@ -209,13 +179,7 @@ fn open_cells(
                 settle,
             ),
         };
-        match calibrated {
-            Ok(ops) => cell.ops = ops,
-            Err(e) => {
-                left_out(lab, &cell.id, e)?;
-                continue;
-            }
-        }
+        cell.ops = calibrated?;
         cells.push(cell);
         kept_runs.push(first_run.filter(|_| runs == 1));
     }

@@ -75,6 +75,11 @@ impl Metric {
                 net_of_floor: true,
                 ..facts("ns/op", Nanoseconds, TIME)
             },
+            Self::JmhErrorNs => Facts {
+                column: "JMH error (99.9 %)",
+                scaled_in_tables: false,
+                ..facts("ns/op", Nanoseconds, AMOUNT)
+            },
             Self::OpsPerSec => Facts {
                 higher_is_better: true,
                 ..facts("ops/s", Count, THROUGHPUT)

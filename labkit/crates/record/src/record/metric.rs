@@ -12,6 +12,10 @@ pub enum Metric {
     /// (per worker-operation with several, as JMH's `avgt` with several threads); the median over
     /// passes of each pass's median sample.
     NsPerOp,
+    /// JMH's error of a JVM cell's time per operation: the half-width of the 99.9 % confidence
+    /// interval of the mean of every measured iteration of every fork, as JMH prints it beside a
+    /// score.
+    JmhErrorNs,
     /// Operations per second summed over the workers.
     OpsPerSec,
     /// Instructions per operation, callgrind via gungraun.

@@ -188,6 +188,9 @@ pub struct StageSeconds {
     pub allocation: f64,
     pub instructions: f64,
     pub wall_time: f64,
+    /// The JVM side's: JMH's forks and JOL's weighings (0 for a lab without one).
+    #[serde(default)]
+    pub jvm: f64,
     /// Whether the run measured only the cases its names selected: its times are not the lab's.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub filtered: bool,
@@ -195,7 +198,7 @@ pub struct StageSeconds {
 
 impl StageSeconds {
     pub fn total(&self) -> f64 {
-        self.allocation + self.instructions + self.wall_time
+        self.allocation + self.instructions + self.wall_time + self.jvm
     }
 }
 

@@ -10,13 +10,9 @@ use super::Role;
 /// no added passes and no correctness suite (it could not pass one).
 pub const FLOOR: &str = "harness-floor";
 
-/// The name of a lab's JVM harness floor: the same, written in Java and run on the JVM, so that a
-/// JVM design's cost can be shown net of the JVM's harness (`crate::jvm`).
-pub const JVM_FLOOR: &str = "jvm-harness-floor";
-
-/// Whether `name` is a harness floor's (the Rust one or the JVM one).
+/// Whether `name` is the harness floor's.
 pub fn is_floor(name: &str) -> bool {
-    name == FLOOR || name == JVM_FLOOR
+    name == FLOOR
 }
 
 /// The time the slowed twins add to each of the A/A twin's samples, in percent: every row

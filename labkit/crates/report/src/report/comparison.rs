@@ -2,9 +2,7 @@
 
 use super::{Row, absent_cell, cell, format_metric, verdict_word};
 use crate::compare::{Comparison, Travel, compare_in, travel_of};
-use crate::record::{
-    Baselines, BenchId, FLOOR, JVM_FLOOR, Metric, Record, ResultSet, Role, is_floor,
-};
+use crate::record::{Baselines, BenchId, FLOOR, Metric, Record, ResultSet, Role, is_floor};
 use crate::table::{Align, Table, format_change};
 
 /// A comparison table: one row per (experiment, parameter), one column per implementation, in
@@ -45,15 +43,14 @@ pub fn comparison_table(
     let mut body = Vec::new();
     for row in rows {
         let find = |name: &str, role: &Role| set.find(&id_of(row, name, role), metric);
-        // A design's own cost: its value less its group's harness floor's on this row. A median
-        // time below the floor's says only that the two are within the run's noise of each other.
+        // A Rust design's own cost: its value less the harness floor's on this row (JMH's own
+        // harness times the JVM designs). A median time below the floor's says only that the two
+        // are within the run's noise of each other.
         let floor_of = |name: &str| {
-            let floor = if baselines.of(name) == all[0] {
-                FLOOR
-            } else {
-                JVM_FLOOR
-            };
-            find(floor, &Role::Design).filter(|_| metric.facts().net_of_floor)
+            (baselines.of(name) == all[0])
+                .then(|| find(FLOOR, &Role::Design))
+                .flatten()
+                .filter(|_| metric.facts().net_of_floor)
         };
         let net = |name: &str, r: &Record| {
             floor_of(name).map_or(String::new(), |f| match r.value - f.value {

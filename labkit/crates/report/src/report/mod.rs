@@ -43,12 +43,32 @@ pub fn environment_section(set: &ResultSet) -> String {
     t.row(vec!["Cores".into(), env.cores.to_string()]);
     t.row(vec!["OS".into(), env.os.clone()]);
     t.row(vec!["rustc".into(), env.rustc.clone()]);
-    if let Some(jvm) = &env.jvm {
-        let jvm = match jvm {
-            Ok(runtime) => format!("{runtime}, flags `{}`", crate::jvm::JVM_FLAGS.join(" ")),
-            Err(why) => why.clone(),
-        };
-        t.row(vec!["JVM".into(), jvm]);
+    match &env.jvm {
+        Some(Ok(run)) => {
+            let flags = if run.flags.is_empty() {
+                "none beyond JMH's".to_owned()
+            } else {
+                format!("`{}`", run.flags.join(" "))
+            };
+            let why = if run.jdk_reason.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", run.jdk_reason)
+            };
+            t.row(vec![
+                "JVM".into(),
+                format!("{}{why}, flags {flags}", run.vm),
+            ]);
+            t.row(vec![
+                "JMH, JOL".into(),
+                format!(
+                    "JMH {} ({}; the write-up's: {}), JOL {}",
+                    run.jmh, run.settings, run.published, run.jol
+                ),
+            ]);
+        }
+        Some(Err(why)) => t.row(vec!["JVM".into(), why.clone()]),
+        None => {}
     }
     let crates: Vec<String> = env.crates.iter().map(|(k, v)| format!("{k} {v}")).collect();
     t.row(vec!["Crates".into(), crates.join(", ")]);
@@ -57,10 +77,15 @@ pub fn environment_section(set: &ResultSet) -> String {
     t.row(vec!["Mode".into(), set.mode.label().into()]);
     if let Some(stages) = set.timing.and_then(|t| t.stage_seconds) {
         let s = |seconds: f64| format!("{} s", crate::table::format_count(seconds.round() as u64));
+        let jvm = if stages.jvm > 0.0 {
+            format!(", JMH and JOL {}", s(stages.jvm))
+        } else {
+            String::new()
+        };
         t.row(vec![
             "Measuring time".into(),
             format!(
-                "{} (allocation {}, instruction counts {}, wall time {}), after the build",
+                "{} (allocation {}, instruction counts {}, wall time {}{jvm}), after the build",
                 s(stages.total()),
                 s(stages.allocation),
                 s(stages.instructions),

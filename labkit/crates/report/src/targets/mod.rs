@@ -382,6 +382,7 @@ mod tests {
                 allocation: 20.0,
                 instructions: 0.0,
                 wall_time: 50.4,
+                jvm: 0.0,
                 filtered: false,
             }),
         });

@@ -1,19 +1,20 @@
 //! Where one pass's instances land in the heap and in which order its cases and cells run.
 
 use crate::lab::BenchCase;
+use crate::stats::Seeded;
 
-/// Where one pass's data lands and in which order it runs: a seeded generator (splitmix64) that
-/// shuffles orders and sizes the heap spacers left live between allocations, so each pass places
-/// every instance at other heap offsets relative to the others and to the allocator's bins.
+/// Where one pass's data lands and in which order it runs: a seeded generator that shuffles
+/// orders and sizes the heap spacers left live between allocations, so each pass places every
+/// instance at other heap offsets relative to the others and to the allocator's bins.
 pub(super) struct Placement {
-    state: u64,
+    rng: Seeded,
     spacers: Vec<Vec<u8>>,
 }
 
 impl Placement {
     pub(super) fn new(seed: u64) -> Self {
         let mut placement = Self {
-            state: seed,
+            rng: Seeded::new(seed),
             spacers: Vec::new(),
         };
         // Moves the heap's starting point: up to 64 blocks of up to 4 KiB (below malloc's mmap
@@ -33,27 +34,15 @@ impl Placement {
         let hash = name.bytes().fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
             (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
         });
-        self.state = seed ^ hash;
+        self.rng = Seeded::new(seed ^ hash);
     }
 
-    fn next(&mut self) -> u64 {
-        self.state = self.state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    /// Uniform in `0..n` (for the small `n` used here the modulo bias is negligible).
     pub(super) fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
+        self.rng.below(n)
     }
 
     pub(super) fn shuffle<T>(&mut self, items: &mut [T]) {
-        for i in (1..items.len()).rev() {
-            let j = self.below(i as u64 + 1) as usize;
-            items.swap(i, j);
-        }
+        self.rng.shuffle(items);
     }
 
     /// Leaves a live, touched block of 0..4 KiB on the heap, moving where the next allocations
