@@ -239,7 +239,8 @@ pub struct JvmOutcome {
 /// A JMH cell as one pass measures it: the id it gives records to, and the cell.
 type Measured<'a> = (BenchId, &'a JmhCell);
 
-/// The cells of `side` that `selection` keeps, each baseline cell also as its A/A twin.
+/// The cells of `side` that `selection` keeps, each baseline cell also as its A/A twin (unless it
+/// is measured for its allocation alone).
 fn chosen_cells<'a>(side: &'a JvmBenchmarks, selection: &Selection) -> Vec<Measured<'a>> {
     let baseline = side.designs[0];
     let mut chosen = Vec::new();
@@ -248,12 +249,37 @@ fn chosen_cells<'a>(side: &'a JvmBenchmarks, selection: &Selection) -> Vec<Measu
         if !selection.selects(&id) {
             continue;
         }
-        if cell.design == baseline {
+        if cell.design == baseline && cell.twin {
             chosen.push((id.with_role(Role::Twin), cell));
         }
         chosen.push((id, cell));
     }
     chosen
+}
+
+/// The order of one pass: its cases in a seeded order, each case's cells together (so a row's
+/// arms and twin share the same minutes of the machine), in a seeded order within the case.
+fn pass_order<'a>(cells: &[Measured<'a>], seed: u64) -> Vec<Measured<'a>> {
+    let mut rng = Seeded::new(seed);
+    let mut cases: Vec<String> = Vec::new();
+    for (id, _) in cells {
+        let case = format!("{}/{}", id.experiment, id.parameter);
+        if !cases.contains(&case) {
+            cases.push(case);
+        }
+    }
+    rng.shuffle(&mut cases);
+    let mut order = Vec::with_capacity(cells.len());
+    for case in cases {
+        let mut of_case: Vec<Measured<'a>> = cells
+            .iter()
+            .filter(|(id, _)| format!("{}/{}", id.experiment, id.parameter) == case)
+            .cloned()
+            .collect();
+        rng.shuffle(&mut of_case);
+        order.extend(of_case);
+    }
+    order
 }
 
 /// The JVM stage of `lab` in `mode`, on what `selection` keeps, `passes` forks of each cell.
@@ -290,8 +316,7 @@ pub fn measure(
     let mut vm: Option<JmhRun> = None;
     for pass in 0..settings.forks as usize {
         let started = Instant::now();
-        let mut order = cells.clone();
-        Seeded::new(seed + pass as u64).shuffle(&mut order);
+        let order = pass_order(&cells, seed + pass as u64);
         let mut records = Vec::new();
         for (id, cell) in order {
             if failed.contains(&id) {
@@ -467,6 +492,43 @@ mod tests {
         let why = find_jdk(3).unwrap_err();
         assert!(why.starts_with("not measured: no JDK 3"), "{why}");
         assert!(why.contains("openjdk-3-jdk-headless"), "{why}");
+    }
+
+    #[test]
+    fn a_pass_runs_each_case_s_cells_together_in_a_seeded_order() {
+        let cell = JmhCell::new(("op", "small"), "jvm-old", "b.B.m");
+        let cells: Vec<Measured<'_>> = ["small", "large", "huge"]
+            .iter()
+            .flat_map(|p| {
+                ["jvm-old", "jvm-new"]
+                    .map(|d| (BenchId::new("op", d, p), &cell))
+                    .into_iter()
+                    .chain(std::iter::once((
+                        BenchId::new("op", "jvm-old", p).with_role(Role::Twin),
+                        &cell,
+                    )))
+            })
+            .collect();
+        let order = pass_order(&cells, 7);
+        assert_eq!(order.len(), cells.len());
+        let parameters: Vec<&str> = order.iter().map(|(id, _)| id.parameter.as_str()).collect();
+        for chunk in parameters.chunks(3) {
+            assert!(chunk.iter().all(|p| *p == chunk[0]), "{parameters:?}");
+        }
+        assert_eq!(
+            pass_order(&cells, 7),
+            order,
+            "the same seed, the same order"
+        );
+        let orders: std::collections::BTreeSet<Vec<String>> = (0..8)
+            .map(|seed| {
+                pass_order(&cells, seed)
+                    .iter()
+                    .map(|(id, _)| id.to_string())
+                    .collect()
+            })
+            .collect();
+        assert!(orders.len() > 1, "seeds draw other orders");
     }
 
     #[test]

@@ -67,7 +67,15 @@ pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<Res
     match with_derived(lab, &path) {
         Ok(set) if set.mode == mode => {
             let claimed = lab.claimed_cases();
-            Some(set.as_previous(|r| labkit_measure::lab::kept_of_previous(r, &claimed)))
+            // A run from before JMH timed the JVM designs with the lab's own harness: another
+            // measurement, whose verdicts this one's cannot hold or not hold.
+            let same_jvm_method =
+                matches!(&set.environment.jvm, Some(Ok(run)) if !run.jmh.is_empty());
+            let jvm = lab.jvm_designs();
+            Some(set.as_previous(|r| {
+                labkit_measure::lab::kept_of_previous(r, &claimed)
+                    && (same_jvm_method || !jvm.contains(&r.id.implementation.as_str()))
+            }))
         }
         Ok(_) => {
             eprintln!(

@@ -114,9 +114,11 @@ pub fn parse(json: &str) -> Result<Vec<JmhRun>, String> {
 }
 
 impl JmhRun {
-    /// The fork's score: the mean of its measured iterations.
+    /// The fork's value: the median of its measured iterations, so that one iteration the
+    /// machine disturbed does not move the fork (JMH's own score is their mean; its error,
+    /// [`error`], is over every iteration).
     pub fn ns_per_op(&self) -> f64 {
-        self.iterations.iter().sum::<f64>() / self.iterations.len() as f64
+        crate::stats::median(&self.iterations)
     }
 
     /// Its records as one pass of `id`: time per operation, operations per second summed over
@@ -226,6 +228,15 @@ mod tests {
         let run = &runs[0];
         assert_eq!(run.iterations, [1000.0, 2000.0, 3000.0]);
         assert_eq!(run.ns_per_op(), 2000.0);
+        let disturbed = JmhRun {
+            iterations: vec![10.0, 11.0, 30.0],
+            ..run.clone()
+        };
+        assert_eq!(
+            disturbed.ns_per_op(),
+            11.0,
+            "one disturbed iteration moves nothing"
+        );
         assert_eq!(run.threads, 2);
         assert_eq!(run.params["producers"], "500");
         assert_eq!(run.bytes_per_op, Some(24.0004));

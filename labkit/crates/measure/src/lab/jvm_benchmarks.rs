@@ -76,6 +76,9 @@ pub struct JmhCell {
     pub params: Vec<(String, String)>,
     /// Its thread count when the lab sets one (`-t`), else the benchmark's `@Threads`.
     pub threads: Option<usize>,
+    /// Whether the JVM baseline's cell on this case also runs as its A/A twin: every case whose
+    /// time the answers read; not one measured for its allocation alone.
+    pub twin: bool,
 }
 
 impl JmhCell {
@@ -88,6 +91,7 @@ impl JmhCell {
             benchmark: benchmark.to_owned(),
             params: Vec::new(),
             threads: None,
+            twin: true,
         }
     }
 
@@ -100,6 +104,12 @@ impl JmhCell {
     /// On `threads` threads.
     pub fn threads(mut self, threads: usize) -> Self {
         self.threads = Some(threads);
+        self
+    }
+
+    /// Measured for its allocation per operation alone: no A/A twin beside it.
+    pub fn allocation_only(mut self) -> Self {
+        self.twin = false;
         self
     }
 
