@@ -28,6 +28,16 @@ pub struct JvmSide {
     pub benchmarks: Option<crate::lab::JvmBenchmarks>,
 }
 
+/// How a lab counts the requests its load runs failed, and the write-up's own failure rate.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Failures {
+    /// Metric keys of failed requests per 100 requests (`events-per100-ops(refused-503)`),
+    /// summed.
+    pub metrics: Vec<String>,
+    /// The share of requests the write-up's runs failed, in percent (k6's `http_req_failed`).
+    pub published_percent: f64,
+}
+
 /// A Rust design written to behave as a Java one, and that Java design on the JVM.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Model {
@@ -83,6 +93,11 @@ pub struct Claim {
     /// A question of the lab's own, not the write-up's: answered in a table of its own.
     #[serde(default)]
     pub own: bool,
+    /// A claim about the requests served (their latency, their queue, their rate): a design
+    /// that failed more requests than the write-up's runs did cannot reproduce it
+    /// ([`Failures`]).
+    #[serde(default)]
+    pub served: bool,
     /// Why the lab cannot measure this claim, when it cannot.
     #[serde(default)]
     pub unmeasurable: Option<String>,

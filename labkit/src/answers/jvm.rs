@@ -81,7 +81,7 @@ struct Judged {
 /// and the answer.
 fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
-    let published = match measured_by(side, claim) {
+    let published = match measured_by(side, claim).filter(|_| claim.unmeasurable.is_none()) {
         Some(by) => format!("{}<br>{by}", published_cell(claim)),
         None => published_cell(claim),
     };
@@ -112,12 +112,8 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let direction = moved(metric, c.verdict);
     let want = claimed(claim);
     let (travel, travel_text) = pair_travel(set, (old, new), &c, resolution);
-    row.push(with_jmh_error(
-        set,
-        pair_cell(metric, old, new, &c, want),
-        old,
-        new,
-    ));
+    let cell = with_jmh_error(set, pair_cell(metric, old, new, &c, want), old, new);
+    row.push(against_published(cell, claim, old, new));
     row.push(models_cell(set, side, claim));
     let better = if metric.higher_is_better() == (new.value > old.value) {
         new
@@ -126,8 +122,10 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     };
     let (best, best_ratio) = best_rust(set, side, claim, Some(better));
     row.push(best);
+    let threads = oversubscribed(set, side, claim);
     let (outcome, answer) = match direction {
         Some(d) if d == want => (Outcome::Reproduces, "**reproduces**".to_owned()),
+        _ if threads.is_some() => not_comparable(set, side, claim, threads.unwrap_or_default()),
         None => {
             let agreement = c.agreement.map_or(String::new(), |(a, of)| {
                 format!(" ({a} of {of} passes agree)")
@@ -146,6 +144,33 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
         travel,
         best_ratio,
     }
+}
+
+/// The thread count of the claim's JMH cell, when it is above this machine's cores.
+fn oversubscribed(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Option<usize> {
+    let case = crate::lab::BenchCase::new(&claim.experiment, &claim.parameter);
+    let threads = side.benchmarks.as_ref()?.cell(&case, &side.old)?.threads?;
+    (threads > set.environment.cores).then_some(threads)
+}
+
+/// The answer of a claim that did not go the write-up's way on an oversubscribed shape: the
+/// machine's, and the command a machine with a hardware thread per thread runs.
+fn not_comparable(
+    set: &ResultSet,
+    side: &JvmSide,
+    claim: &Claim,
+    threads: usize,
+) -> (Outcome, String) {
+    let cores = set.environment.cores;
+    (
+        Outcome::NotComparable,
+        format!(
+            "**not comparable on {cores} cores**: its {threads} threads take turns on {cores} \
+             cores, where the write-up's ran at once; on a machine with {threads} hardware \
+             threads: `cargo xtask bench {} {} {} {}`",
+            set.lab, side.old, side.new, claim.parameter
+        ),
+    )
 }
 
 /// What measured the claim's two arms here: the JMH benchmark (`Class.method`, its parameters
@@ -183,6 +208,36 @@ fn measured_by(side: &JvmSide, claim: &Claim) -> Option<String> {
         };
         format!("{} → `{}`", old.label(), method(new))
     })
+}
+
+/// A count's cell with each arm's value over the write-up's figure for it (`÷ published 0.99× /
+/// 1.02×`): JOL's and `-prof gc`'s counts do not depend on the machine, so they can match the
+/// write-up's; only where that figure is at least one of its unit.
+fn against_published(cell: String, claim: &Claim, old: &Record, new: &Record) -> String {
+    let Some(published) = &claim.published else {
+        return cell;
+    };
+    let bytes = match published.unit.as_str() {
+        "B" | "B/op" => 1.0,
+        "KiB" => 1024.0,
+        "MiB" => 1024.0 * 1024.0,
+        _ => return cell,
+    };
+    if !matches!(old.metric, Metric::RetainedBytes | Metric::BytesPerOp) {
+        return cell;
+    }
+    let over =
+        |value: f64, figure: f64| (figure >= 1.0).then(|| format_ratio(value / (figure * bytes)));
+    match (
+        over(old.value, published.old),
+        over(new.value, published.new),
+    ) {
+        (None, None) => cell,
+        (a, b) => {
+            let shown = |r: Option<String>| r.unwrap_or_else(|| "—".to_owned());
+            format!("{cell}<br>÷ published {} / {}", shown(a), shown(b))
+        }
+    }
 }
 
 /// A pair's cell with JMH's error of each arm's time (`48.7 ± 1.2 ns → …`), where it has one.
@@ -360,10 +415,17 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
         0 => String::new(),
         n => format!(", {n} not measured"),
     };
+    let not_comparable = match count(Outcome::NotComparable) {
+        0 => String::new(),
+        n => format!(
+            ", **{n} not comparable on {} cores**",
+            set.environment.cores
+        ),
+    };
     let summary = format!(
         "{} claims of the write-up, decided by its own two designs on the JVM here (`{}` → \
          `{}`): **{} reproduce**, **{} differ with a cause measured in this run**, **{} differ \
-         — cause not established**, **{} unstable**{not_measured}.",
+         — cause not established**, **{} unstable**{not_comparable}{not_measured}.",
         outcomes.len(),
         side.old,
         side.new,
@@ -527,13 +589,20 @@ pub(super) fn verdict_paragraph(answers: &Answers, set: &ResultSet) -> Option<St
         0 => String::new(),
         n => format!("; {n} unstable"),
     };
+    let not_comparable = match count(Outcome::NotComparable) {
+        0 => String::new(),
+        n => format!(
+            "; {n} not comparable on {} cores (more threads than cores)",
+            set.environment.cores
+        ),
+    };
     let measurable = judged.len() - unmeasurable;
     let claims = if measurable == 1 { "claim" } else { "claims" };
     let travel: Vec<Option<Travel>> = judged.iter().map(|(.., t)| *t).collect();
     let reproducing = count(Outcome::Reproduces);
     Some(format!(
         "**Verdict.** On the JVM here ({runtime}, {} cores), {reproducing} of the write-up's \
-         {measurable} {claims} {}{differ}{unstable}{beyond}.{} {} {}",
+         {measurable} {claims} {}{differ}{unstable}{not_comparable}{beyond}.{} {} {}",
         set.environment.cores,
         reproduce_verb(reproducing),
         travel_sentence(set, &travel),

@@ -49,6 +49,9 @@ pub struct Answers {
     /// The write-up's own designs run on the JVM, which decide its claims.
     #[serde(default)]
     pub jvm: Option<JvmSide>,
+    /// How the lab counts failed requests: read for every claim about served requests.
+    #[serde(default)]
+    pub failures: Option<Failures>,
     pub claims: Vec<Claim>,
     /// Without a JVM side: what the verdict paragraph says after its counts (may cite this run's
     /// values, [`fill_measured`]): what this machine decides, said once rather than in each row.
@@ -68,6 +71,10 @@ pub enum Outcome {
     /// The run cannot tell which way it went: its verdict is `unstable` (passes disagree) or
     /// `inconclusive` (too few passes).
     Unstable,
+    /// It did not go the write-up's way on a shape with more threads than this machine has
+    /// cores, where the write-up had a hardware thread for each: the machine's, not the
+    /// designs' (a larger machine runs the command the row gives).
+    NotComparable,
     /// Nothing measured for it in this run.
     NotMeasured,
 }
@@ -177,13 +184,17 @@ impl Answers {
         table = table
             .column("Answer", Align::Left)
             .column(TRAVEL_COLUMN, Align::Left);
+        let mut own_table = table.clone();
         let mut outcomes = Vec::new();
         let mut travels = Vec::new();
         for claim in &self.claims {
             let pairs = claim.pairs.as_ref().unwrap_or(&self.pairs);
-            let (cells, outcome, answer, (travel, travel_text)) = judge(set, claim, pairs);
-            outcomes.push(outcome);
-            travels.push(travel);
+            let (cells, outcome, answer, (travel, travel_text)) =
+                judge(set, claim, pairs, self.failures.as_ref());
+            if !claim.own {
+                outcomes.push(outcome);
+                travels.push(travel);
+            }
             let mut row = vec![claim.claim.clone(), published_cell(claim)];
             if claim.pairs.is_some() {
                 // Its own pairs: shown in the first column, named.
@@ -198,8 +209,20 @@ impl Answers {
                 row.extend(cells);
             }
             row.extend([answer, travel_text]);
-            table.row(row);
+            if claim.own {
+                own_table.row(row);
+            } else {
+                table.row(row);
+            }
         }
+        let own = if self.claims.iter().any(|c| c.own) {
+            format!(
+                "\n\n### The lab's own questions (not in the write-up)\n\n{}",
+                own_table.render()
+            )
+        } else {
+            String::new()
+        };
         let count = |o: Outcome| outcomes.iter().filter(|x| **x == o).count();
         let summary = format!(
             "{} claims: **{} reproduce**, **{} differ with a cause measured in this run**, **{} \
@@ -218,7 +241,7 @@ impl Answers {
              claim's way (wall time: every pass agrees; counts: by value); magnitudes are \
              compared in the text, not judged. Every **differs** names its cause with values \
              measured in this run, and the cause is shown only when its evidence holds and the \
-             verdict went the way it explains.\n\n{}\n\n{}",
+             verdict went the way it explains.\n\n{}\n\n{}{own}",
             self.question,
             self.source,
             summary,
@@ -380,16 +403,37 @@ fn moved(metric: Metric, verdict: Verdict) -> Option<Direction> {
     }
 }
 
+/// The share of requests `design` failed on `claim`'s case, in percent, when the claim is about
+/// served requests and it failed more than the write-up's runs did.
+fn refused(
+    set: &ResultSet,
+    claim: &Claim,
+    design: &str,
+    failures: Option<&Failures>,
+) -> Option<f64> {
+    let failures = failures.filter(|_| claim.served)?;
+    let id = BenchId::new(&claim.experiment, design, &claim.parameter);
+    let failed: f64 = failures
+        .metrics
+        .iter()
+        .filter_map(|key| set.find(&id, Metric::from_key(key).ok()?))
+        .map(|r| r.value)
+        .sum();
+    (failed > failures.published_percent + 0.05).then_some(failed)
+}
+
 /// The pairs' cells, the claim's outcome, its answer and how it fared in the last run.
 fn judge(
     set: &ResultSet,
     claim: &Claim,
     pairs: &[Pair],
+    failures: Option<&Failures>,
 ) -> (Vec<String>, Outcome, String, RowTravel) {
     let metric = Metric::from_key(&claim.metric).expect("checked when parsed");
     let want = claimed(claim);
     let mut cells = Vec::new();
     let mut differing = Vec::new();
+    let mut refusing: Vec<(usize, f64)> = Vec::new();
     let mut measured = 0;
     let mut travelled = Vec::new();
     for (index, pair) in pairs.iter().enumerate() {
@@ -411,9 +455,20 @@ fn judge(
         let c = at_resolution(compare_in(set, old, new), old, new, resolution);
         travelled.push(pair_travel(set, (old, new), &c, resolution));
         let direction = moved(metric, c.verdict);
-        cells.push(pair_cell(metric, old, new, &c, want));
-        if direction != Some(want) {
-            differing.push((index, direction));
+        match refused(set, claim, &pair.new, failures) {
+            Some(failed) => {
+                cells.push(format!(
+                    "{}<br>refuses {failed:.1} %",
+                    pair_cell(metric, old, new, &c, want).replace(" ✓", " ✗")
+                ));
+                refusing.push((index, failed));
+            }
+            None => {
+                cells.push(pair_cell(metric, old, new, &c, want));
+                if direction != Some(want) {
+                    differing.push((index, direction));
+                }
+            }
         }
     }
     let travel = row_travel(travelled);
@@ -425,12 +480,22 @@ fn judge(
             travel,
         );
     }
-    if differing.is_empty() {
+    if differing.is_empty() && refusing.is_empty() {
         return (cells, Outcome::Reproduces, "**reproduces**".into(), travel);
     }
     let mut answer = Vec::new();
-    if !differing.iter().any(|(index, _)| *index == 0) {
+    let first_pair = |index: &usize| *index == 0;
+    if !differing.iter().any(|(i, _)| first_pair(i)) && !refusing.iter().any(|(i, _)| first_pair(i))
+    {
         answer.push(format!("**reproduces** with {}", pairs[0].label));
+    }
+    for &(index, failed) in &refusing {
+        let published = failures.map_or(0.0, |f| f.published_percent);
+        answer.push(format!(
+            "**refuses {failed:.1} %** ({}): it fails more requests than the write-up's runs \
+             ({published:.1} %), so its served requests say nothing of the claim",
+            pairs[index].label
+        ));
     }
     let mut established = true;
     for &(index, direction) in &differing {

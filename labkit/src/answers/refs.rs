@@ -215,6 +215,7 @@ pub fn measured_value(set: &ResultSet, call: &Call) -> String {
         pairs: None,
         causes: Vec::new(),
         own: false,
+        served: false,
         unmeasurable: None,
     };
     call_text(set, &context, call).unwrap_or_else(|_| "(not measured)".into())
