@@ -71,7 +71,7 @@ pub(crate) fn new_lab(name: &str, question: &str, workspace: &Path) -> Result<()
     run(cargo().args(["fmt", "-p", &package]).current_dir(workspace))?;
     println!(
         "==> wrote {name}-lab/ ({} files); `cargo test -p {name}-lab` tests it, `cargo xtask \
-         bench {name} --smoke` measures it, the README's \"Your own question in an afternoon\" \
+         bench {name} --smoke` measures it, docs/architecture.md's \"Your own question in an afternoon\" \
          turns it into yours",
         FILES.len()
     );
