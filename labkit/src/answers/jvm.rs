@@ -124,7 +124,10 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     row.push(best);
     let threads = oversubscribed(set, side, claim);
     let (outcome, answer) = match direction {
-        Some(d) if d == want => (Outcome::Reproduces, "**reproduces**".to_owned()),
+        Some(d) if d == want => (
+            Outcome::Reproduces,
+            format!("**reproduces**{}", magnitude(claim, c.ratio)),
+        ),
         _ if threads.is_some() => not_comparable(set, side, claim, threads.unwrap_or_default()),
         None => {
             let agreement = c.agreement.map_or(String::new(), |(a, of)| {
@@ -143,6 +146,27 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
         outcome,
         travel,
         best_ratio,
+    }
+}
+
+/// How the effect measured here (`ratio`, new over old) compares with the write-up's, when the
+/// two differ by more than half or double: "; the direction, at 4.7× the published effect".
+fn magnitude(claim: &Claim, ratio: f64) -> String {
+    let Some(published) = &claim.published else {
+        return String::new();
+    };
+    let (theirs, ours) = (published.new / published.old - 1.0, ratio - 1.0);
+    if theirs.abs() < 0.05 || !ours.is_finite() || ours * theirs <= 0.0 {
+        return String::new();
+    }
+    let times = ours / theirs;
+    if (0.5..=2.0).contains(&times) {
+        String::new()
+    } else {
+        format!(
+            ": the direction, at {} the published effect",
+            format_ratio(times)
+        )
     }
 }
 
@@ -190,24 +214,26 @@ fn measured_by(side: &JvmSide, claim: &Claim) -> Option<String> {
         benchmarks.cell(&case, &side.old)?,
         benchmarks.cell(&case, &side.new)?,
     );
-    Some(if old.benchmark == new.benchmark {
-        let arm = |cell: &crate::lab::JmhCell| {
-            cell.params
-                .iter()
-                .find(|(name, _)| name == "implementation")
-                .map_or(String::new(), |(_, value)| value.clone())
-        };
-        format!("{}: `{}` → `{}`", old.label(), arm(old), arm(new))
-    } else {
-        let method = |cell: &crate::lab::JmhCell| {
-            cell.benchmark
-                .rsplit('.')
-                .next()
-                .unwrap_or_default()
-                .to_owned()
-        };
-        format!("{} → `{}`", old.label(), method(new))
-    })
+    let arm = |cell: &crate::lab::JmhCell| {
+        cell.params
+            .iter()
+            .find(|(name, _)| name == "implementation")
+            .map(|(_, value)| value.clone())
+    };
+    Some(
+        if let (true, Some(a), Some(b)) = (old.benchmark == new.benchmark, arm(old), arm(new)) {
+            format!("{}: `{a}` → `{b}`", old.label())
+        } else {
+            let method = |cell: &crate::lab::JmhCell| {
+                cell.benchmark
+                    .rsplit('.')
+                    .next()
+                    .unwrap_or_default()
+                    .to_owned()
+            };
+            format!("{} → `{}`", old.label(), method(new))
+        },
+    )
 }
 
 /// A count's cell with each arm's value over the write-up's figure for it (`÷ published 0.99× /

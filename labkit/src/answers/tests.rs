@@ -433,3 +433,100 @@ fn a_claim_s_resolution_reads_close_single_values_as_the_same_here_and_in_the_la
     let far = set(heap(2930.0, 1930.0));
     assert_ne!(loose.check(&far).outcomes, [Outcome::Reproduces]);
 }
+
+#[test]
+fn an_effect_far_from_the_published_one_says_so_beside_its_direction() {
+    let answers = Answers::parse(JVM_FILE).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let scaled = |f: f64| -> Vec<f64> { up.iter().map(|v| v * f).collect() };
+    // −25 % published; −60 % here: 2.4 times the published effect.
+    let far = answers.check(&set(vec![
+        passes("jvm-old", &up),
+        passes("jvm-new", &scaled(0.4)),
+    ]));
+    assert!(
+        far.markdown
+            .contains("**reproduces**: the direction, at 2.40× the published effect"),
+        "{}",
+        far.markdown
+    );
+    // −20 % here: within half to double of the published −25 %, nothing added.
+    let near = answers.check(&set(vec![
+        passes("jvm-old", &up),
+        passes("jvm-new", &scaled(0.8)),
+    ]));
+    assert!(
+        near.markdown.contains("| **reproduces** |"),
+        "{}",
+        near.markdown
+    );
+}
+
+#[test]
+fn on_more_threads_than_cores_a_claim_that_does_not_hold_is_not_comparable() {
+    let mut answers = Answers::parse(JVM_FILE).unwrap();
+    let benchmarks = |threads: usize| {
+        let cell = |design| {
+            crate::lab::JmhCell::new(("op", "small"), design, "b.Bench.m").threads(threads)
+        };
+        crate::lab::JvmBenchmarks {
+            cells: vec![cell("jvm-old"), cell("jvm-new")],
+            ..crate::fixture::jvm_benchmarks(&["jvm-old", "jvm-new"])
+        }
+    };
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let slower: Vec<f64> = up.iter().map(|v| v * 1.5).collect();
+    let records = vec![passes("jvm-old", &up), passes("jvm-new", &slower)];
+    answers.jvm.as_mut().unwrap().benchmarks = Some(benchmarks(16));
+    let checked = answers.check(&set(records.clone()));
+    assert_eq!(checked.outcomes[0], Outcome::NotComparable);
+    let md = &checked.markdown;
+    assert!(
+        md.contains("**not comparable on 2 cores**: its 16 threads"),
+        "{md}"
+    );
+    assert!(
+        md.contains("`cargo xtask bench tiny jvm-old jvm-new small`"),
+        "{md}"
+    );
+    assert!(md.contains("**1 not comparable on 2 cores**"), "{md}");
+    assert!(
+        md.contains("`Bench.m` (-t 16): `` → ``") || md.contains("`Bench.m` (-t 16) → `m`"),
+        "{md}"
+    );
+    // On as many threads as cores, the same result differs.
+    answers.jvm.as_mut().unwrap().benchmarks = Some(benchmarks(2));
+    let checked = answers.check(&set(records));
+    assert_eq!(checked.outcomes[0], Outcome::NotEstablished);
+}
+
+#[test]
+fn a_design_that_refuses_requests_cannot_reproduce_a_claim_about_served_ones() {
+    let file = r#"{
+      "source": "a PR", "question": "Is new faster?",
+      "pairs": [{"old": "base", "new": "fast", "label": "the fix"},
+                {"old": "base", "new": "refusing", "label": "a pool of ours"}],
+      "failures": {"metrics": ["events-per100-ops(refused)"], "published_percent": 0.0},
+      "claims": [{"claim": "p99 is lower", "published_text": "lower", "expect": "lower",
+                  "metric": "ns-per-op", "experiment": "op", "parameter": "small", "served": true}]
+    }"#;
+    let answers = Answers::parse(file).unwrap();
+    let up = [10.0, 11.0, 12.0, 13.0, 14.0, 15.0, 16.0, 17.0];
+    let half: Vec<f64> = up.iter().map(|v| v * 0.5).collect();
+    let refused = Metric::from_key("events-per100-ops(refused)").unwrap();
+    let records = vec![
+        passes("base", &up),
+        passes("fast", &half),
+        passes("refusing", &half),
+        count("refusing", refused, 99.7),
+        count("fast", refused, 0.0),
+    ];
+    let checked = answers.check(&set(records));
+    let md = &checked.markdown;
+    assert!(md.contains("refuses 99.7 %"), "{md}");
+    assert!(
+        md.contains("**reproduces** with the fix; **refuses 99.7 %** (a pool of ours)"),
+        "{md}"
+    );
+    assert_eq!(checked.outcomes, [Outcome::Explained]);
+}
