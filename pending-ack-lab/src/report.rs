@@ -206,9 +206,12 @@ mod tests {
         })
     }
 
+    /// Every row of the write-up's tables but the two one-ledger allocation rows of its rolling
+    /// window (+3.1 %, +4.2 %), from which it draws no conclusion (its summary speaks of 5+
+    /// ledgers).
     #[test]
-    fn the_answers_claim_every_published_row_of_the_write_up() {
-        assert_eq!(answers().claims.len(), 44);
+    fn the_answers_claim_every_row_the_write_up_draws_a_conclusion_from() {
+        assert_eq!(answers().claims.len(), 42);
     }
 
     #[test]
