@@ -369,11 +369,18 @@ pub fn measure(
                 jmh::error(all).map(|error| Record::new(id.clone(), Metric::JmhErrorNs, error))
             }),
     );
+    let mut weighed_mains: Vec<(&str, &str)> = Vec::new();
     for weighing in &side.weighings {
         let id = BenchId::new(weighing.experiment, weighing.design, &weighing.parameter);
         if !selection.selects(&id) {
             continue;
         }
+        // A smoke run proves each weighing runs: one case of each design's main class.
+        let main = (weighing.design, weighing.main.as_str());
+        if mode == RunMode::Smoke && weighed_mains.contains(&main) {
+            continue;
+        }
+        weighed_mains.push(main);
         match weigh(&jdk, module, &weighing.main, &weighing.args) {
             Ok(bytes) => records.push(Record::new(id, Metric::RetainedBytes, bytes)),
             Err(e) => failures.push(format!("{id}: {e:#}")),

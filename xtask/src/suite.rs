@@ -59,11 +59,14 @@ pub(crate) fn test() -> Result<()> {
         let mut words = vec![lab.name().to_owned()];
         words.extend(smoke_filter(lab)?);
         bench(&smoke(words, "smoke-filtered"))?;
-        let implementations = lab.implementations();
-        let (a, b) = (
-            implementations[0],
-            implementations[implementations.len() - 1],
-        );
+        // Paired comparisons time Rust designs in one process; JMH alone times the JVM's.
+        let jvm = lab.jvm_designs();
+        let rust: Vec<&str> = lab
+            .implementations()
+            .into_iter()
+            .filter(|i| !jvm.contains(i))
+            .collect();
+        let (a, b) = (rust[0], rust[rust.len() - 1]);
         crate::compare_command::compare(&CompareArgs {
             mode: ModeArgs {
                 quick: false,
