@@ -25,12 +25,18 @@ pub fn writeup_page(
     let words = format!("{} {a} {b} {}", lab.name(), names.join(" "));
     let words = words.trim_end();
     let revision = set.environment.git_revision.trim_end_matches("-dirty");
-    let commands = [
+    let mut commands = vec![
         format!("git checkout {revision}"),
         format!("cargo xtask bench {words}   # writes target/lab/results/"),
         format!("cargo xtask writeup --from target/lab/results {words}"),
-        format!("cargo xtask compare {words}   # the paired A/B table"),
     ];
+    // A paired comparison times two Rust designs in one process; JMH alone times the JVM's.
+    let jvm = lab.jvm_designs();
+    if !jvm.contains(&a) && !jvm.contains(&b) {
+        commands.push(format!(
+            "cargo xtask compare {words}   # the paired A/B table"
+        ));
+    }
     let mut text = crate::writeup::writeup(lab, set, a, b, &selection, &commands);
     if let Some(paired) = paired {
         let label = |id: &BenchId| format!("{} · `{}`", id.experiment, id.parameter);

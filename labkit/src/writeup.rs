@@ -196,7 +196,7 @@ pub fn writeup(
     let reading = reading(a, b, verdicts, with_published);
     format!(
         "### `{b}` against `{a}` ({lab})\n\n{verdict}\n\n{reading}\n\n{body}\n{}\nReproduce (a fresh clone, \
-         the Rust toolchain, valgrind and a JDK):\n\n```sh\n{commands}```\n",
+         the Rust toolchain, valgrind, a JDK and Maven):\n\n```sh\n{commands}```\n",
         environment_section(set),
         lab = lab.name(),
     )
