@@ -95,9 +95,10 @@ pub fn previous_run(lab: &dyn Describe, dir: &Path, mode: RunMode) -> Option<Res
     }
 }
 
-/// Writes `<lab>.json` and the report.
+/// Writes `<lab>.json`, as the results directory keeps it ([`ResultSet::compacted`]), and the
+/// report, rendered from that file.
 pub fn write_results(lab: &dyn Describe, set: &ResultSet, dir: &Path) -> Result<()> {
-    write(&results_file(lab, dir), &set.to_json())?;
+    write(&results_file(lab, dir), &set.compacted().to_json())?;
     write_report(lab, dir)
 }
 

@@ -1,6 +1,8 @@
 //! Latency percentiles: each measured operation's latency recorded into an HdrHistogram (one per
-//! thread, merged when the thread's recorder drops), kept whole in the raw JSON and summarised as
-//! p50 / p90 / p99 / p99.9 / max ([`crate::record::PERCENTILES`], [`crate::record::latency_records`]).
+//! thread, merged when the thread's recorder drops), summarised as p50 / p90 / p95 / p99 / p99.9
+//! / max
+//! ([`crate::record::PERCENTILES`], [`crate::record::latency_records`]). The results file keeps
+//! each histogram at the quantiles its pages read ([`Latencies::at_quantiles`]).
 //!
 //! A run records latencies when its [`crate::lab::Window`] hands out a [`LatencySink`]; which
 //! experiments do, and whether in their timed samples or in a run of their own, their description
@@ -138,6 +140,42 @@ impl Latencies {
         }
     }
 
+    /// These latencies reduced to what reading `quantiles` needs: one bucket at each of their
+    /// values (and the maximum), holding the latencies above the bucket before it. The count,
+    /// the censored count and the value at every quantile asked for (and at the maximum) are the
+    /// same as this histogram's; what lies between them is not kept. A committed result set
+    /// keeps its histograms so ([`CURVE_QUANTILES`] and the published percentiles).
+    pub fn at_quantiles(&self, quantiles: &[f64]) -> Latencies {
+        let mut values: Vec<u64> = quantiles
+            .iter()
+            .chain(&[1.0])
+            .filter_map(|&q| self.quantile(q))
+            .collect();
+        values.sort_unstable();
+        values.dedup();
+        let mut buckets = Vec::with_capacity(values.len());
+        let (mut below, mut seen) = (self.buckets.iter().peekable(), 0);
+        for value in values {
+            let mut count = 0;
+            while let Some(&&(latency, n)) = below.peek() {
+                if latency > value {
+                    break;
+                }
+                count += n;
+                below.next();
+            }
+            seen += count;
+            if count > 0 {
+                buckets.push((value, count));
+            }
+        }
+        debug_assert_eq!(seen, self.count(), "the maximum closes the last bucket");
+        Latencies {
+            buckets,
+            censored: self.censored,
+        }
+    }
+
     /// Operations recorded.
     pub fn count(&self) -> u64 {
         self.buckets.iter().map(|(_, c)| c).sum()
@@ -174,14 +212,11 @@ impl Latencies {
     /// the count can resolve (p50, p75, p90, p95, p99, p99.5, p99.9, …), then the maximum, placed
     /// at 1 − 1/(2 × count).
     pub fn curve(&self) -> Vec<(f64, u64)> {
-        const QUANTILES: [f64; 10] = [
-            0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999,
-        ];
         let count = self.count();
         if count == 0 {
             return Vec::new();
         }
-        let mut points: Vec<(f64, u64)> = QUANTILES
+        let mut points: Vec<(f64, u64)> = CURVE_QUANTILES
             .iter()
             .take_while(|&&q| (1.0 - q) * count as f64 >= 1.0)
             .map(|&q| (q, self.quantile(q).unwrap_or(0)))
@@ -192,6 +227,11 @@ impl Latencies {
         points
     }
 }
+
+/// The quantiles a chart's percentile curve draws ([`Latencies::curve`]), the maximum aside.
+pub const CURVE_QUANTILES: [f64; 10] = [
+    0.5, 0.75, 0.9, 0.95, 0.99, 0.995, 0.999, 0.9995, 0.9999, 0.99999,
+];
 
 /// Where the recorders of one measured run merge their latencies.
 #[derive(Debug, Default)]
@@ -294,6 +334,31 @@ pub fn timer_overhead(samples: u64) -> Latencies {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_histogram_at_its_quantiles_reads_the_same_at_each_and_keeps_every_count() {
+        let sink = LatencySink::new();
+        {
+            let mut recorder = sink.recorder();
+            for ns in (1_000..200_000).step_by(7) {
+                recorder.record(Duration::from_nanos(ns * ns / 1_000));
+            }
+            recorder.record_censored(Duration::from_secs(3));
+        }
+        let full = sink.latencies();
+        let kept = full.at_quantiles(&CURVE_QUANTILES);
+        assert!(kept.buckets.len() <= CURVE_QUANTILES.len() + 1);
+        assert!(full.buckets.len() > 1_000);
+        assert_eq!((kept.count(), kept.censored), (full.count(), 1));
+        assert_eq!(kept.curve(), full.curve());
+        for q in CURVE_QUANTILES.iter().chain(&[1.0]) {
+            assert_eq!(kept.quantile(*q), full.quantile(*q), "q {q}");
+        }
+        assert_eq!(kept.censors(0.99), full.censors(0.99));
+        let stored: Latencies =
+            serde_json::from_str(&serde_json::to_string(&kept).unwrap()).unwrap();
+        assert_eq!(stored, kept);
+    }
 
     #[test]
     fn a_percentile_among_censored_latencies_is_censored() {

@@ -110,6 +110,7 @@ impl Metric {
             Self::MeanNs => facts("ns", Nanoseconds, TIME),
             Self::LatencyP50Ns => latency("p50 latency"),
             Self::LatencyP90Ns => latency("p90 latency"),
+            Self::LatencyP95Ns => latency("p95 latency"),
             Self::LatencyP99Ns => latency("p99 latency"),
             Self::LatencyP999Ns => latency("p99.9 latency"),
             Self::LatencyMaxNs => latency("max latency"),

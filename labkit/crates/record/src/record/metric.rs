@@ -42,6 +42,7 @@ pub enum Metric {
     /// passes merged, with each pass's own value kept for pass-by-pass verdicts.
     LatencyP50Ns,
     LatencyP90Ns,
+    LatencyP95Ns,
     LatencyP99Ns,
     LatencyP999Ns,
     LatencyMaxNs,
@@ -178,9 +179,10 @@ impl Metric {
 }
 
 /// The percentiles every latency table shows, as quantiles, with their metrics.
-pub const PERCENTILES: [(Metric, f64); 5] = [
+pub const PERCENTILES: [(Metric, f64); 6] = [
     (Metric::LatencyP50Ns, 0.5),
     (Metric::LatencyP90Ns, 0.9),
+    (Metric::LatencyP95Ns, 0.95),
     (Metric::LatencyP99Ns, 0.99),
     (Metric::LatencyP999Ns, 0.999),
     (Metric::LatencyMaxNs, 1.0),

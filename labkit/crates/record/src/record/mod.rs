@@ -44,6 +44,33 @@ pub fn latency_records(id: &BenchId, latencies: &Latencies) -> Vec<Record> {
     records
 }
 
+/// The quantiles a committed histogram keeps: the charts' and the published percentiles'.
+fn kept_quantiles() -> Vec<f64> {
+    let mut quantiles = crate::latency::CURVE_QUANTILES.to_vec();
+    quantiles.extend(PERCENTILES.iter().map(|(_, q)| *q));
+    quantiles
+}
+
+/// Significant digits a committed value keeps ([`ResultSet::compacted`]).
+pub const KEPT_DIGITS: i32 = 6;
+
+/// `x` to [`KEPT_DIGITS`] significant digits; zero and non-finite values as they are.
+pub fn rounded(x: f64) -> f64 {
+    if x == 0.0 || !x.is_finite() {
+        return x;
+    }
+    // Dividing by an exact power of ten (not multiplying by an inexact one) makes the result the
+    // double nearest the rounded decimal, so the file prints it in at most that many digits.
+    let shift = KEPT_DIGITS - 1 - x.abs().log10().floor() as i32;
+    let power = 10f64.powi(shift.abs());
+    let kept = if shift >= 0 {
+        (x * power).round() / power
+    } else {
+        (x / power).round() * power
+    };
+    if kept.is_finite() { kept } else { x }
+}
+
 /// One measured number.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Record {
@@ -287,6 +314,39 @@ impl ResultSet {
                 .collect(),
             repeats: Vec::new(),
             previous: None,
+            ..self.clone()
+        }
+    }
+
+    /// This set as the results directory keeps it: every value, pass and interval bound to
+    /// [`KEPT_DIGITS`] significant digits (far finer than any spread between passes), and every
+    /// histogram at the quantiles a page reads ([`Latencies::at_quantiles`]: the percentile
+    /// records were read from the whole histogram before). The previous run's records are kept
+    /// as they were read.
+    pub fn compacted(&self) -> ResultSet {
+        let records = self
+            .records
+            .iter()
+            .map(|r| Record {
+                value: rounded(r.value),
+                interval: r.interval.map(|i| Interval {
+                    lower: rounded(i.lower),
+                    upper: rounded(i.upper),
+                    confidence: rounded(i.confidence),
+                }),
+                passes: r
+                    .passes
+                    .as_ref()
+                    .map(|p| p.iter().copied().map(rounded).collect()),
+                histogram: r
+                    .histogram
+                    .as_ref()
+                    .map(|h| h.at_quantiles(&kept_quantiles())),
+                ..r.clone()
+            })
+            .collect();
+        ResultSet {
+            records,
             ..self.clone()
         }
     }

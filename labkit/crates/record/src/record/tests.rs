@@ -192,3 +192,26 @@ fn write_atomic_replaces_whole_file_and_leaves_no_temporaries() {
     assert_eq!(names.len(), 1, "temporaries left behind: {names:?}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn a_compacted_set_keeps_six_significant_digits_of_every_value_and_pass() {
+    assert_eq!(rounded(26.433333333333337), 26.4333);
+    assert_eq!(rounded(1_234_567_891.0), 1_234_570_000.0);
+    assert_eq!(rounded(-0.000_123_456_789), -0.000_123_457);
+    assert_eq!((rounded(0.0), rounded(7.0)), (0.0, 7.0));
+    assert!(rounded(f64::NAN).is_nan());
+    let record = Record::from_passes(
+        BenchId::new("x", "a", "p"),
+        Metric::NsPerOp,
+        vec![1.0 / 3.0, 2.0 / 3.0, 1.0],
+    );
+    let set = ResultSet {
+        records: vec![record],
+        ..fixtures::set(Vec::new())
+    }
+    .compacted();
+    let kept = &set.records[0];
+    assert_eq!(kept.value, 0.666667);
+    assert_eq!(kept.passes, Some(vec![0.333333, 0.666667, 1.0]));
+    assert!(set.to_json().contains("0.666667"), "{}", set.to_json());
+}
