@@ -1,7 +1,8 @@
 //! Probe: one sample per design and closed scenario (whole rounds, or counted where the scenario
 //! has no cap), its wall time.
-use coalesce_lab::lab::{
-    BACKLOG, CLIENT_CPU_US, LAB, SCRAPE, SERVED, SERVER_CPU_US, TIMEOUTS, UNFINISHED,
+use coalesce_lab::lab::LAB;
+use coalesce_lab::names::{
+    BACKLOG, CLIENT_CPU_US, SCRAPE, SERVED, SERVER_CPU_US, TIMEOUTS, UNFINISHED,
 };
 use coalesce_lab::waiting::{SAMPLED_AT, WAITING_AT};
 use coalesce_lab::workload::{Shape, scenarios};

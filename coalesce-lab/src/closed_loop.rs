@@ -31,16 +31,16 @@ use labkit::latency::LatencySink;
 use tokio::sync::Notify;
 
 use crate::client_threads::ClientCost;
-use crate::load::{Books, Connection, Plan, Tally, request};
+use crate::exchange::{Books, Plan, Tally, request};
+use crate::http_client::{BodyProgress, Connection};
 
 /// How far a user's request in flight has come, for the share of its body a window saw.
 #[derive(Default)]
 pub(crate) struct Progress {
     /// When the request in flight was sent; `None` between requests.
     sent: Cell<Option<Instant>>,
-    /// Body bytes received so far, and the body's length once its head arrived (0 before).
-    pub(crate) received: Cell<u64>,
-    pub(crate) length: Cell<u64>,
+    /// How much of its body has arrived.
+    pub(crate) body: BodyProgress,
     /// Body bytes it had received when the window opened (0 when it started after).
     at_open: Cell<u64>,
     /// Requests of this user answered in the current stage.
@@ -50,17 +50,19 @@ pub(crate) struct Progress {
 impl Progress {
     fn start(&self, sent: Instant) {
         self.sent.set(Some(sent));
-        self.received.set(0);
-        self.length.set(0);
+        self.body.received.set(0);
+        self.body.length.set(0);
         self.at_open.set(0);
     }
 
     /// The share of the body that arrived since the window opened (of a request with no body
     /// yet, nothing).
     fn share_since_open(&self) -> f64 {
-        match self.length.get() {
+        match self.body.length.get() {
             0 => 0.0,
-            length => self.received.get().saturating_sub(self.at_open.get()) as f64 / length as f64,
+            length => {
+                self.body.received.get().saturating_sub(self.at_open.get()) as f64 / length as f64
+            }
         }
     }
 
@@ -254,7 +256,7 @@ async fn in_rounds(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> M
                     while phase.stage.get() != Stage::Stopped {
                         let sent = Instant::now();
                         progress.start(sent);
-                        let outcome = request(addr, slot, &plan, sent, Some(progress)).await;
+                        let outcome = request(addr, slot, &plan, sent, Some(&progress.body)).await;
                         let share = progress.end(outcome.1.is_some());
                         let stage = phase.stage.get();
                         if stage == Stage::Stopped {
@@ -280,7 +282,7 @@ async fn in_rounds(users: Users<'_>, warm_up: u64, window: &mut dyn Window) -> M
             }
         }
         for p in &progress {
-            p.at_open.set(p.received.get());
+            p.at_open.set(p.body.received.get());
         }
         let rounds = plan.requests.div_ceil(progress.len().max(1) as u64).max(1);
         phase.begin(Stage::Measuring, rounds, &progress);
@@ -339,17 +341,17 @@ mod tests {
         let p = Progress::default();
         p.start(Instant::now());
         assert_eq!(p.share_since_open(), 0.0, "no head yet: nothing");
-        p.length.set(1000);
-        p.received.set(250);
+        p.body.length.set(1000);
+        p.body.received.set(250);
         // The window opens with a quarter received; it ends with all of it.
-        p.at_open.set(p.received.get());
-        p.received.set(1000);
+        p.at_open.set(p.body.received.get());
+        p.body.received.set(1000);
         assert_eq!(p.end(true), 0.75);
         // A request started inside the window counts whole; one that ended without a body, as
         // one request ended.
         p.start(Instant::now());
-        p.length.set(1000);
-        p.received.set(1000);
+        p.body.length.set(1000);
+        p.body.received.set(1000);
         assert_eq!(p.end(true), 1.0);
         p.start(Instant::now());
         assert_eq!(p.end(false), 1.0);

@@ -14,24 +14,15 @@
 //!   been answered its rounds.
 
 use labkit::compare::{Verdict, compare_in};
-use labkit::lab::Describe;
 use labkit::record::{BenchId, Metric, Record, ResultSet};
 use labkit::table::{Align, Table, format_number};
 
 use crate::MetricsEndpoint;
 use crate::implementations::static_body::StaticBody;
-use crate::lab::{CLIENT_CPU_US, SCRAPE, SERVED, SERVER_CPU_US, UNFINISHED};
-
-/// Derived, per scenario (on `static-body`): how many designs have a p99 published although more
-/// than 1 % of its latencies are censored.
-pub const CENSORED_P99: &str = "censored-p99-published";
-
-/// Derived, per scenario (on `static-body`): how many designs had a sample end at the cap.
-pub const CAPPED: &str = "samples-at-cap";
-
-/// Derived, per scenario (on `static-body`): how many designs served decisively more requests
-/// per second than the ceiling; 0 where the ceiling holds.
-pub const CEILING_EXCEEDED: &str = "ceiling-exceeded";
+use crate::names::{
+    CAPPED, CEILING_EXCEEDED, CENSORED_P99, CLIENT_CPU_US, SCRAPE, SERVED, SERVER_CPU_US,
+    UNFINISHED,
+};
 
 /// A client or server core busy at least this share of the window is saturated: the rate is
 /// that core's, not the design's.
@@ -87,8 +78,7 @@ pub fn checks(set: &ResultSet) -> Vec<Check> {
     ceilings
         .filter(|c| c.id == BenchId::new(SCRAPE, StaticBody::NAME, &c.id.parameter))
         .map(|ceiling| {
-            let designs: Vec<&Record> = crate::lab::LAB
-                .implementations()
+            let designs: Vec<&Record> = crate::measured_names()
                 .iter()
                 .filter(|name| **name != StaticBody::NAME)
                 .filter_map(|name| {
@@ -136,7 +126,7 @@ pub fn derived(set: &ResultSet) -> Vec<Record> {
     };
     let mut out = Vec::new();
     for check in checks(set) {
-        let designs = crate::lab::LAB.implementations();
+        let designs = crate::measured_names();
         let cells = || {
             designs
                 .iter()

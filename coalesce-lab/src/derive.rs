@@ -8,34 +8,15 @@ use labkit::record::{BenchId, Metric, Record, ResultSet};
 
 use crate::MetricsEndpoint;
 use crate::implementations::static_body::StaticBody;
-use crate::lab::{
-    CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, LAG_US, SCHEDULE_US, SCRAPE, SCRAPE_BY_OHA,
-    SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US,
+use crate::names::{
+    CEILING_EXCEEDED, CLIENT_CPU_US, FINISHED_GENERATIONS, GENERATING_US, GENERATION,
+    GENERATOR_LAG, LAG_US, OF_CEILING, OFFERED, OHA_OVER_LAB_GOODPUT, OHA_OVER_LAB_P50,
+    P99_IN_GENERATIONS, PEAK_HEAP_IN_BODIES, PEAK_HEAP_OVER_CEILING, SCHEDULE_US, SCRAPE,
+    SCRAPE_BY_OHA, SERVED, SERVER_CPU_US, SERVER_SYSTEM_CPU_US, WAITING_GROWTH,
+    WAITING_PEAK_OVER_USERS,
 };
 use crate::waiting::{SAMPLED_AT, SLOTS, WAITING_AT, slot_seconds};
 use crate::workload::{Scenario, Shape};
-
-/// Derived: the mean time of one generation in a run, per pass.
-pub const GENERATION: &str = "generation";
-/// Derived: the p99 latency over one generation's time, in the same run.
-pub const P99_IN_GENERATIONS: &str = "p99-in-generations";
-/// Derived: the peak live heap over the scenario's body size.
-pub const PEAK_HEAP_IN_BODIES: &str = "peak-heap-in-bodies";
-/// Derived: the peak live heap above the ceiling's (`static-body`, which holds the same
-/// connections and no generation) in the same scenario, over the body size: what the design
-/// itself keeps alive.
-pub const PEAK_HEAP_OVER_CEILING: &str = "peak-heap-over-ceiling-in-bodies";
-/// Derived, open loops: the offered rate (requests over the schedule's span), requests/s.
-pub const OFFERED: &str = "offered";
-/// Derived, open loops: the load generator's mean lag behind its schedule.
-pub const GENERATOR_LAG: &str = "generator-lag";
-/// Derived, cross-checked scenarios: oha's goodput and p50 over the lab generator's, same design,
-/// scenario and pass.
-pub const OHA_OVER_LAB_GOODPUT: &str = "oha-over-lab-goodput";
-pub const OHA_OVER_LAB_P50: &str = "oha-over-lab-p50";
-/// Derived: a design's goodput over the ceiling's (`static-body`, no generation) in the same
-/// scenario, pass by pass.
-pub const OF_CEILING: &str = "of-ceiling";
 
 /// The records derived from measured ones by a rule the kit states ([`Derivation`]): every one
 /// but the few [`derived`] writes. The ids derived under a fixed experiment name come from the
@@ -152,21 +133,13 @@ fn with_ceiling_checks(set: &ResultSet, mut out: Vec<Record>) -> Vec<Record> {
     let checks = crate::conformance::derived(set);
     let invalid = |parameter: &str| {
         checks.iter().any(|c| {
-            c.id.experiment == crate::conformance::CEILING_EXCEEDED
-                && c.id.parameter == parameter
-                && c.value > 0.0
+            c.id.experiment == CEILING_EXCEEDED && c.id.parameter == parameter && c.value > 0.0
         })
     };
     out.retain(|r| r.id.experiment != OF_CEILING || !invalid(&r.id.parameter));
     out.extend(checks);
     out
 }
-
-/// Derived, per design and scenario with a waiting series: requests waiting at the last slot
-/// over the first (a queue that grows), and the most waiting at any slot over the users (more
-/// than 1: requests kept for clients that gave up on them).
-pub const WAITING_GROWTH: &str = "waiting-growth";
-pub const WAITING_PEAK_OVER_USERS: &str = "waiting-peak-over-users";
 
 /// The growth and the peak of each waiting series in `set`.
 fn waiting_shape(set: &ResultSet) -> Vec<Record> {

@@ -1,6 +1,7 @@
 //! The load generator's HTTP side: a keep-alive connection on hyper's HTTP/1.1 client, and one
 //! `GET /metrics` on it with its body checked against the server's checksum.
 
+use std::cell::Cell;
 use std::net::SocketAddr;
 
 use bytes::Bytes;
@@ -10,12 +11,19 @@ use hyper::{Request, StatusCode};
 use hyper_util::rt::TokioIo;
 use tokio::net::TcpStream;
 
-use crate::closed_loop::Progress;
 use crate::server::{CHECKSUM_HEADER, GENERATION_HEADER};
 
 /// The client's read buffer per connection (hyper's default grows to ~400 KiB; 100 users would
 /// then hold 40 MiB, which the peak-heap figure would charge to the design).
 const CLIENT_BUFFER: usize = 64 * 1024;
+
+/// How much of a response's body has arrived: its length once its head arrived (0 before), and
+/// the bytes received so far. A closed loop reads it to count the share of a body a window saw.
+#[derive(Default)]
+pub(crate) struct BodyProgress {
+    pub(crate) received: Cell<u64>,
+    pub(crate) length: Cell<u64>,
+}
 
 pub(crate) enum Reply {
     Served { generation: u64, bytes: u64 },
@@ -66,7 +74,7 @@ pub(crate) async fn connect(addr: SocketAddr) -> Result<Connection, String> {
 pub(crate) async fn scrape(
     connection: &mut Connection,
     gzip: bool,
-    progress: Option<&Progress>,
+    progress: Option<&BodyProgress>,
 ) -> Result<Reply, hyper::Error> {
     connection.sender.ready().await?;
     let mut request = Request::get("/metrics").header(hyper::header::HOST, "127.0.0.1");

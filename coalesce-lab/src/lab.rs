@@ -4,15 +4,15 @@
 use std::time::Duration;
 
 use labkit::lab::{Experiment, Kind, LatencyRecording, Parameter, Timing, Typed};
-use labkit::record::{EventName, RunMode};
+use labkit::record::RunMode;
 
 use crate::MetricsEndpoint;
-use crate::conformance::{CAPPED, CEILING_EXCEEDED, CENSORED_P99};
-use crate::derive::{
-    OF_CEILING, OFFERED, P99_IN_GENERATIONS, WAITING_GROWTH, WAITING_PEAK_OVER_USERS,
-};
 use crate::implementations::{
     coalescing::Coalescing, serial_queue::SerialQueue, static_body::StaticBody,
+};
+use crate::names::{
+    CAPPED, CEILING_EXCEEDED, CENSORED_P99, OF_CEILING, OFFERED, P99_IN_GENERATIONS, SCRAPE,
+    SCRAPE_BY_OHA, WAITING_GROWTH, WAITING_PEAK_OVER_USERS,
 };
 use crate::runners::{Client, Setup};
 use crate::workload::{PROFILE_WARM_UP, Scenario, scenarios};
@@ -65,11 +65,6 @@ labkit::lab! {
     }
 }
 
-/// Requests under load, one scenario per parameter.
-pub const SCRAPE: &str = "scrape";
-/// The same requests driven by `oha` instead of the lab's generator ([`crate::oha`]), on the
-/// scenarios of [`CROSS_CHECKED`].
-pub const SCRAPE_BY_OHA: &str = "scrape-by-oha";
 /// The scenarios both load generators drive: a closed loop and a fixed rate.
 pub const CROSS_CHECKED: [&str; 2] = ["closed-10vu-1mib", "open-100pct-1mib"];
 /// The designs oha drives too: the baseline, the fix and the ceiling span the rates the lab's
@@ -103,57 +98,6 @@ pub const HEADLINE: [&str; 6] = [
     "closed-100vu-1mib-gzip",
     "overload-100vu-1mib-dominant",
 ];
-
-/// The lab's own events, counted per 100 requests and per second of a measured run.
-pub const SERVED: EventName = EventName::new("served");
-/// Body bytes served, in MiB (2^20 bytes): per second, the bandwidth served.
-pub const BODY_MIB: EventName = EventName::new("body-mib");
-pub const GENERATIONS: EventName = EventName::new("generations");
-pub const WASTED: EventName = EventName::new("wasted-generations");
-/// Microseconds spent generating (finished generations), so a generation's own time is known.
-pub const GENERATING_US: EventName = EventName::new("generating-us");
-/// The generations [`GENERATING_US`] sums: those that finished inside the window, each with its
-/// whole time (one started in the warm-up too: on 16 MiB with the stats collection dominating, a
-/// window is shorter than two generations and may hold none from start to finish). A
-/// generation's time divides by these, not by [`GENERATIONS`], which counts those started.
-pub const FINISHED_GENERATIONS: EventName = EventName::new("generations-finished");
-pub const TIMEOUTS: EventName = EventName::new("timeouts");
-/// Requests still running when a closed loop's cap ran out ([`crate::closed_loop`]): their
-/// latencies are their ages, lower bounds.
-pub const UNFINISHED: EventName = EventName::new("unfinished-at-cap");
-/// Requests whose latency entered as a lower bound (given up at their deadline, or unfinished at
-/// the cap): a percentile that may fall among them is not published.
-pub const CENSORED: EventName = EventName::new("censored");
-pub const REFUSED: EventName = EventName::new("refused-503");
-pub const ERRORS: EventName = EventName::new("errors");
-pub const CORRUPT: EventName = EventName::new("corrupt-bodies");
-pub const BACKLOG: EventName = EventName::new("backlog-at-end");
-/// Open loop: the schedule's span in µs (the offered rate is requests over it).
-pub const SCHEDULE_US: EventName = EventName::new("schedule-us");
-/// Open loop: the load generator's lag behind its schedule, summed in µs, and its histogram:
-/// sends by how late they started, one event per bucket of [`crate::load::LAG_EDGES`].
-pub const LAG_US: EventName = EventName::new("lag-us");
-pub const LAG_HISTOGRAM: [EventName; crate::load::LAG_EDGES.len() + 1] = [
-    EventName::new("lag-to-100us"),
-    EventName::new("lag-to-1ms"),
-    EventName::new("lag-to-10ms"),
-    EventName::new("lag-over-10ms"),
-];
-/// The load generator's CPU time in µs (the lab's client thread, or oha's process): per second,
-/// how busy the client's core was.
-pub const CLIENT_CPU_US: EventName = EventName::new("client-cpu-us");
-/// The server's CPU time in µs (the process's, less the lab's client thread): per request, what
-/// serving one costs; per second, how many of the server's cores it kept busy.
-pub const SERVER_CPU_US: EventName = EventName::new("server-cpu-us");
-/// The kernel's part of [`SERVER_CPU_US`] (system time: the sockets' copies and TCP).
-pub const SERVER_SYSTEM_CPU_US: EventName = EventName::new("server-system-cpu-us");
-/// The server's voluntary context switches (the process's, less the lab's client threads): the
-/// times a server thread went to sleep waiting for work or a socket, and was woken again.
-pub const SERVER_WAITS: EventName = EventName::new("server-waits");
-/// The server's writes to its sockets that took bytes, and those that found a socket's buffer
-/// full: per request, how finely a response was cut, which follows how the client reads it.
-pub const SERVER_WRITES: EventName = EventName::new("server-writes");
-pub const SERVER_WRITES_BLOCKED: EventName = EventName::new("server-writes-blocked");
 
 fn scenario_parameter(scenario: &Scenario) -> Parameter {
     Parameter {
@@ -208,6 +152,10 @@ fn experiments() -> Vec<Typed<Setup>> {
 mod tests {
     use super::*;
     use crate::load::LAG_EDGES;
+    use crate::names::{
+        BACKLOG, CORRUPT, ERRORS, GENERATING_US, GENERATIONS, LAG_HISTOGRAM, LAG_US, SERVED,
+        SERVER_SYSTEM_CPU_US, SERVER_WAITS, SERVER_WRITES, UNFINISHED,
+    };
     use labkit::lab::{BenchCase, Describe, EventTally, Lab};
 
     // Every scenario is opened and served by the smoke run's optimised build; a debug-build test

@@ -10,8 +10,9 @@ use labkit::targets::Targets;
 
 use crate::derive::waiting;
 use crate::implementations::bounded_pool::{QUEUE, THREADS};
-use crate::lab::{CoalesceLab, HEADLINE, LAB, SCRAPE, SERVED};
+use crate::lab::{CoalesceLab, HEADLINE, LAB};
 use crate::load::LAG_EDGES;
+use crate::names::{SCRAPE, SERVED};
 use crate::waiting::{SLOT, SLOTS, slot_seconds};
 use crate::workload::{BODIES, CAP, CLOSED, GZIP, OPEN_DEADLINE, OPEN_PERCENTS, OVERLOAD};
 use crate::workload::{Cost, PATIENT, Shape, scenarios};

@@ -11,13 +11,13 @@ use labkit::record::EventName;
 
 use crate::Generator;
 use crate::implementations::serial_queue::SerialQueue;
-use crate::lab::{
+use crate::load::{ClientCost, Load, LoadGenerator, Plan, Tally};
+use crate::names::{
     BACKLOG, BODY_MIB, CENSORED, CLIENT_CPU_US, CORRUPT, ERRORS, FINISHED_GENERATIONS,
     GENERATING_US, GENERATIONS, LAG_HISTOGRAM, LAG_US, REFUSED, SCHEDULE_US, SERVED, SERVER_CPU_US,
     SERVER_SYSTEM_CPU_US, SERVER_WAITS, SERVER_WRITES, SERVER_WRITES_BLOCKED, TIMEOUTS, UNFINISHED,
     WASTED,
 };
-use crate::load::{ClientCost, Load, LoadGenerator, Plan, Tally};
 use crate::oha::Oha;
 use crate::server::Server;
 use crate::workload::{PATIENT, Scenario};

@@ -79,6 +79,17 @@ pub const CLOSED: [(usize, Body, Cost); 8] = [
     (1, BODIES[1], Cost::Cheap),
     (10, BODIES[1], Cost::Cheap),
 ];
+// Every user of a closed loop connects at once: each must fit the server's accept queue.
+const _: () = {
+    let mut i = 0;
+    while i < CLOSED.len() {
+        assert!(
+            CLOSED[i].0 < crate::server::LISTEN_BACKLOG as usize,
+            "every user must fit the accept queue"
+        );
+        i += 1;
+    }
+};
 
 /// Requests each user is answered in a closed loop's measured window, at least: the window
 /// holds whole rounds of every design ([`crate::closed_loop`]), after a warm-up round.
@@ -212,7 +223,7 @@ impl Scenario {
 
     /// Whether a request can reach its deadline within a run: not in a closed loop whose cap
     /// ends it before its clients' patience runs out. Only then can a generation be spent on
-    /// requests that timed out ([`crate::lab::WASTED`]).
+    /// requests that timed out ([`crate::names::WASTED`]).
     pub fn deadline_reachable(&self) -> bool {
         self.cap().is_none_or(|cap| self.timeout <= cap)
     }

@@ -1,6 +1,7 @@
 //! dedup-lab's description: what the measurement binaries and the driver run (the runners are
 //! [`crate::runners`], the report [`crate::report`]'s).
 
+use labkit::callgrind::Buckets;
 use labkit::derivation::{Derivation, Operand};
 use labkit::lab::{
     Experiment, JmhCell, JmhSettings, JolWeighing, JvmBenchmarks, Kind, LatencyRecording,
@@ -14,12 +15,17 @@ use crate::footprint::GROWTH;
 use crate::runners::Setup;
 use crate::workload::{Ids, SHAPES, Shape};
 
+// Where counted instructions go: the kit reads it when it counts, the pages when they show it.
+labkit::report_files! {
+    cost_buckets: Buckets = "cost-buckets.json",
+}
+
 labkit::lab! {
     pub static LAB: DedupLab = "dedup", "dedup-lab: producer sequence-id deduplication";
     cases: Setup = experiments;
     jvm: jvm_benchmarks;
     derivations: derivations;
-    cost_buckets: crate::report::cost_buckets;
+    cost_buckets: cost_buckets;
     describe {
         // Contended shapes run up to 16 threads on the machine's cores: longer samples span many
         // scheduler slices, so one sample is not one lucky or unlucky slice.

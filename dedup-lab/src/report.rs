@@ -2,7 +2,6 @@
 //! table, its charts and the workloads' settings its pages (`report/*.md`) name.
 
 use labkit::answers::Answers;
-use labkit::callgrind::Buckets;
 use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
 use labkit::record::{Metric, ResultSet};
 use labkit::rows::select;
@@ -12,7 +11,6 @@ use labkit::targets::Targets;
 use crate::lab::{ADMISSION, BESIDE_INACTIVE, CHURN, DedupLab, LAB, PURGE_SWEEP};
 
 labkit::report_files! {
-    cost_buckets: Buckets = "cost-buckets.json",
     answers: Answers = "answers.json",
     target_specs: Targets = "targets.json",
 }

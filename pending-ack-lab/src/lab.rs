@@ -1,6 +1,7 @@
 //! pending-ack-lab's description: what the measurement binaries and the driver run (the runners
 //! are [`crate::runners`], the report [`crate::report`]s).
 
+use labkit::callgrind::Buckets;
 use labkit::derivation::{Derivation, Operand};
 use labkit::lab::{
     Experiment, JmhCell, JmhSettings, JolWeighing, JvmBenchmarks, Kind, LatencyRecording,
@@ -12,12 +13,17 @@ use crate::concurrent::{SHAPE_DATASETS, SHAPES, Shape};
 use crate::runners::Setup;
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset, RETAINED_CASES, Scenario, entries_per_op};
 
+// Where counted instructions go: the kit reads it when it counts, the pages when they show it.
+labkit::report_files! {
+    cost_buckets: Buckets = "cost-buckets.json",
+}
+
 labkit::lab! {
     pub static LAB: PendingAckLab = "pending-ack", "pending-ack-lab: the per-consumer pending-ack map";
     cases: Setup = experiments;
     jvm: jvm_benchmarks;
     derivations: derivations;
-    cost_buckets: crate::report::cost_buckets;
+    cost_buckets: cost_buckets;
     describe {
         fn counted_ops(&self) -> u64 {
             COUNTED_OPS

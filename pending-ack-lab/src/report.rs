@@ -4,7 +4,6 @@
 //! charts. The design notes read dense-window's constants from its code.
 
 use labkit::answers::Answers;
-use labkit::callgrind::Buckets;
 use labkit::chart::Scale;
 use labkit::document::{ChartSpec, Document, LabReport, Page, target_section};
 use labkit::lab::{Describe, Experiment, Kind};
@@ -19,7 +18,6 @@ use crate::lab::{FOOTPRINT, FOOTPRINT_PER_ENTRY, LAB, PendingAckLab};
 use crate::workload::{COUNTED_OPS, DATASETS, Dataset};
 
 labkit::report_files! {
-    cost_buckets: Buckets = "cost-buckets.json",
     answers: Answers = "answers.json",
     concurrency_target_specs: Targets = "concurrency-targets.json",
     target_specs: Targets = "targets.json",

@@ -15,10 +15,6 @@ use labkit_measure::lab::Describe;
 
 use crate::shell::{cargo, output, root, run};
 
-/// Every lab's bench binary that describes the lab, derives its records and renders its report
-/// (`labkit::lab_binary`).
-pub const LAB_BINARY: &str = "lab";
-
 /// The gungraun version the workspace pins (`gungraun = { version = "=X.Y.Z", ... }` or
 /// `gungraun = "=X.Y.Z"`), which the runner must equal.
 fn pinned_gungraun() -> Result<String> {
@@ -111,7 +107,7 @@ impl BenchBinaries {
         if let Some(built) = BUILT.get() {
             return Ok(built);
         }
-        let packages = crate::labs::this_workspace()?;
+        let packages = crate::lab_packages::this_workspace()?;
         let built = Self::build_in(&root(), &packages)?;
         Ok(BUILT.get_or_init(|| built))
     }

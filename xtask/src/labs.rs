@@ -1,15 +1,15 @@
 //! The labs the driver knows: every workspace package named `*-lab` that has a `lab` bench binary
-//! (found with `cargo metadata`), each described by that binary (`labkit::lab_binary`). The driver
+//! (found with `cargo metadata`, [`crate::lab_packages`]), each described by that binary (`labkit::lab_binary`). The driver
 //! links no lab: a new lab is a new crate and nothing else.
 
-use std::path::Path;
 use std::sync::OnceLock;
 
-use anyhow::{Context, Result, anyhow, bail};
+use anyhow::{Result, anyhow, bail};
 use labkit_measure::lab::{Describe, Description};
 
-use crate::binaries::{BenchBinaries, LAB_BINARY};
-use crate::shell::{cargo, output, root};
+use crate::binaries::BenchBinaries;
+use crate::lab_packages::LAB_BINARY;
+use crate::shell::output;
 
 /// A lab as the driver holds it: its description, read once per run.
 pub type LabRef = &'static dyn Describe;
@@ -45,46 +45,6 @@ fn describe(binaries: &BenchBinaries, package: &str) -> Result<LabRef> {
     Ok(Box::leak(Box::new(description)))
 }
 
-/// The lab packages of the workspace at `workspace`: members named `*-lab` with a `lab` bench
-/// target, in name order.
-pub fn packages(workspace: &Path) -> Result<Vec<String>> {
-    let json = output(
-        cargo()
-            .args(["metadata", "--no-deps", "--format-version", "1"])
-            .current_dir(workspace),
-    )?;
-    lab_packages(&json)
-}
-
-/// The lab packages in `cargo metadata` output.
-fn lab_packages(metadata: &str) -> Result<Vec<String>> {
-    let metadata: serde_json::Value =
-        serde_json::from_str(metadata).context("unreadable cargo metadata")?;
-    let mut names: Vec<String> = metadata["packages"]
-        .as_array()
-        .context("cargo metadata without packages")?
-        .iter()
-        .filter(|p| {
-            p["targets"].as_array().is_some_and(|targets| {
-                targets.iter().any(|t| {
-                    t["name"] == LAB_BINARY
-                        && t["kind"]
-                            .as_array()
-                            .is_some_and(|k| k.iter().any(|k| k == "bench"))
-                })
-            })
-        })
-        .filter_map(|p| p["name"].as_str())
-        .filter(|name| name.ends_with("-lab"))
-        .map(str::to_owned)
-        .collect();
-    names.sort();
-    if names.is_empty() {
-        bail!("the workspace has no lab: no `*-lab` package with a `{LAB_BINARY}` bench binary");
-    }
-    Ok(names)
-}
-
 /// The names of `labs`.
 pub fn names(labs: &[LabRef]) -> Vec<&'static str> {
     labs.iter().map(|l| l.name()).collect()
@@ -106,11 +66,6 @@ pub fn find_in(labs: &[LabRef], name: &str) -> Result<LabRef> {
     }
 }
 
-/// The workspace this driver runs in: its lab packages are what [`all`] builds.
-pub fn this_workspace() -> Result<Vec<String>> {
-    packages(&root())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -125,34 +80,5 @@ mod tests {
             err.contains("unknown lab `ti`; valid labs: tiny, other"),
             "{err}"
         );
-    }
-
-    #[test]
-    fn labs_are_the_lab_packages_with_a_lab_binary() {
-        let package =
-            |name: &str, targets: &str| format!(r#"{{"name": "{name}", "targets": [{targets}]}}"#);
-        let bench = |name: &str| format!(r#"{{"name": "{name}", "kind": ["bench"]}}"#);
-        let metadata = format!(
-            r#"{{"packages": [{}, {}, {}, {}]}}"#,
-            package("zeta-lab", &bench("lab")),
-            package("labkit", &bench("lab")),
-            package("beta-lab", &format!("{}, {}", bench("time"), bench("lab"))),
-            package("half-lab", &bench("time")),
-        );
-        assert_eq!(lab_packages(&metadata).unwrap(), ["beta-lab", "zeta-lab"]);
-        let none = format!(
-            r#"{{"packages": [{}]}}"#,
-            package("half-lab", &bench("time"))
-        );
-        let err = lab_packages(&none).err().unwrap().to_string();
-        assert!(err.contains("has no lab"), "{err}");
-        assert!(lab_packages("{").is_err());
-    }
-
-    #[test]
-    fn this_workspace_has_labs_and_no_other_package_is_one() {
-        let packages = this_workspace().unwrap();
-        assert!(!packages.is_empty());
-        assert!(packages.iter().all(|p| p.ends_with("-lab")), "{packages:?}");
     }
 }

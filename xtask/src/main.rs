@@ -10,6 +10,7 @@ mod compare_command;
 mod environment;
 mod justfile;
 mod jvm;
+mod lab_packages;
 mod labs;
 mod new_lab;
 mod output;
@@ -31,7 +32,8 @@ use labkit_measure::lab::Describe;
 use labkit_measure::lab::{Selection, Vocabulary, counted_cases_of, run_words};
 use labkit_measure::record::{LinkOrder, ResultSet, RunMode, write_atomic};
 
-use binaries::{BenchBinaries, LAB_BINARY};
+use binaries::BenchBinaries;
+use lab_packages::LAB_BINARY;
 use shell::{cargo, root, run};
 
 #[derive(Parser)]

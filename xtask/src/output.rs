@@ -7,7 +7,8 @@ use anyhow::{Context, Result, anyhow};
 use labkit_measure::lab::Describe;
 use labkit_measure::record::{ResultSet, RunMode, write_atomic};
 
-use crate::binaries::{BenchBinaries, LAB_BINARY};
+use crate::binaries::BenchBinaries;
+use crate::lab_packages::LAB_BINARY;
 use crate::shell::{output, root, run};
 
 /// Where a run writes: the directory asked for, `bench-results/` for a full set measured from a

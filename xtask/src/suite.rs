@@ -60,12 +60,7 @@ pub(crate) fn test() -> Result<()> {
         words.extend(smoke_filter(lab)?);
         bench(&smoke(words, "smoke-filtered"))?;
         // Paired comparisons time Rust designs in one process; JMH alone times the JVM's.
-        let jvm = lab.jvm_designs();
-        let rust: Vec<&str> = lab
-            .implementations()
-            .into_iter()
-            .filter(|i| !jvm.contains(i))
-            .collect();
+        let rust = lab.rust_designs();
         let (a, b) = (rust[0], rust[rust.len() - 1]);
         crate::compare_command::compare(&CompareArgs {
             mode: ModeArgs {

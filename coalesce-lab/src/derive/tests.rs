@@ -1,7 +1,12 @@
 //! Tests of [`super`].
 
 use super::*;
-use crate::lab::{GENERATIONS, LAB};
+use crate::lab::LAB;
+use crate::names::{
+    FINISHED_GENERATIONS, GENERATING_US, GENERATION, GENERATIONS, GENERATOR_LAG, LAG_US,
+    OF_CEILING, OHA_OVER_LAB_GOODPUT, P99_IN_GENERATIONS, PEAK_HEAP_OVER_CEILING, SCRAPE,
+    SCRAPE_BY_OHA, SERVED, WAITING_GROWTH, WAITING_PEAK_OVER_USERS,
+};
 use labkit::fixture::result_set;
 use labkit::lab::Lab;
 

@@ -35,7 +35,7 @@ impl Opened for Result<Box<dyn Runner>, String> {
 ///     derived: crate::derive::derived, from {       // optional: fn(&ResultSet) -> Vec<Record>
 ///         P99_IN_GENERATIONS => SCRAPE,             // for what a list cannot state, and each
 ///     };                                            // such experiment's source (coalesce's)
-///     cost_buckets: crate::report::cost_buckets;    // optional: fn() -> Buckets
+///     cost_buckets: cost_buckets;                   // optional: fn() -> Buckets
 ///     describe { fn timing(&self, mode: RunMode) -> Timing { … } }  // optional overrides
 /// }
 /// ```

@@ -306,6 +306,13 @@ pub trait Describe: Sync {
     fn jvm_designs(&self) -> Vec<&'static str> {
         self.jvm().map(|side| side.designs).unwrap_or_default()
     }
+    /// The Rust designs: [`Describe::implementations`] without the JVM's, the baseline first.
+    fn rust_designs(&self) -> Vec<&'static str> {
+        let jvm = self.jvm_designs();
+        let mut all = self.implementations();
+        all.retain(|i| !jvm.contains(i));
+        all
+    }
     /// Every experiment, in report order: built once (a lab keeps them in a [`CaseTable`], with
     /// its own value for each case).
     fn experiments(&self) -> &[Experiment];
