@@ -27,7 +27,13 @@
 //!   driver renders nothing.
 //! - [`testing`]: the conformance kit every lab runs ([`lab_conformance!`]).
 
-pub use labkit_report::*;
+// The kit's crates, by name: a lab depends on this one alone.
+pub use labkit_report::{
+    affinity, alloc, args, callgrind, chart, compare, derivation, env, fixture, footprint,
+    instruction_benches, jmh, lab, latency, measure, paired, passes, process, record, report,
+    report_files, resolution, rows, sampling, stats, table, targets, template, threads, tools,
+    travel,
+};
 
 pub mod answers;
 pub mod document;

@@ -11,7 +11,11 @@
 //! - [`measure`]: the `main` of every measurement binary, generic over a description.
 //! - [`fixture`]: a two-design lab whose runners take no time, for the tests of every layer above.
 
-pub use labkit_record::*;
+// The records and statistics below the measurement, by name.
+pub use labkit_record::{
+    affinity, alloc, args, callgrind, chart, compare, derivation, env, footprint, latency, paired,
+    passes, process, record, stats, table, template, tools,
+};
 
 pub mod fixture;
 pub mod jmh;

@@ -15,7 +15,10 @@
 //! - [`args`]: the command line every measurement binary accepts.
 //! - [`paired`]: interleaved A/B timing and the per-pair ratio, for `cargo xtask compare`.
 
-pub use labkit_stats::*;
+// The statistics below the records, by name: what a record's user reaches through this crate.
+pub use labkit_stats::{
+    affinity, alloc, callgrind, chart, env, latency, stats, table, template, tools,
+};
 
 pub mod args;
 pub mod compare;

@@ -7,7 +7,12 @@
 //! - [`resolution`]: what a run could resolve (its slowed twins' detection) and what it ran again,
 //!   for every report's trust section.
 
-pub use labkit_measure::*;
+// The description, measurement, records and statistics below the report, by name.
+pub use labkit_measure::{
+    affinity, alloc, args, callgrind, chart, compare, derivation, env, fixture, footprint,
+    instruction_benches, jmh, lab, latency, measure, paired, passes, process, record, sampling,
+    stats, table, template, threads, tools,
+};
 
 pub mod report;
 pub mod resolution;
