@@ -396,7 +396,7 @@ pub fn measure(
             .map_or_else(String::new, |r| r.jvm.jmh_version.clone()),
         jol: module.jol.clone(),
         flags: vm.map(|r| r.jvm.flags).unwrap_or_default(),
-        settings: format!("{}, one per pass", settings.describe()),
+        settings: format!("{}, one in each pass", settings.describe()),
         published: side.published.describe(),
     };
     Some(JvmOutcome {

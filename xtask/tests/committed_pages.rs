@@ -1,7 +1,7 @@
 //! The committed results read as the reports promise: each lab's page within 40 KiB, each
 //! write-up within 40 lines, each raw result set within 5 MB, no template expression left
-//! unrendered, and no ratio taken pass by pass printed without saying so (a reader who divides
-//! the two printed medians gets another number).
+//! unrendered, no ratio taken pass by pass printed without saying so (a reader who divides
+//! the two printed medians gets another number), and no term of the details on a first screen.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -190,4 +190,93 @@ fn the_cell_test_tells_a_per_pass_ratio_from_a_ratio_of_values() {
         "1.00 allocs/op → 0 allocs/op (0.00×, less)"
     ));
     assert!(!per_pass_ratio("2.92 → 2.89 (−1.1 %, less)"));
+}
+
+/// The terms `docs/glossary.md` keeps off a page's first screen: the backticked term that opens
+/// each row of its second table.
+fn kept_off_first_screen() -> Vec<String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/glossary.md");
+    let glossary = read(&path);
+    let section = glossary
+        .split("## Terms kept off the first screen")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{}: no list of terms kept off", path.display()));
+    section
+        .lines()
+        .filter(|l| l.starts_with("| `"))
+        .filter_map(|l| l.split('`').nth(1))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A page's first screen: all before its answers, then the answers through their first table.
+fn first_screen(page: &str) -> &str {
+    let Some(answers) = page.find("## Answers") else {
+        return page;
+    };
+    let (mut end, mut in_table) = (answers, false);
+    for line in page[answers..].split_inclusive('\n') {
+        if line.starts_with('|') {
+            in_table = true;
+        } else if in_table {
+            break;
+        }
+        end += line.len();
+    }
+    &page[..end]
+}
+
+/// Whether `text` holds `term` (case aside) as a word: where the term begins or ends with a
+/// letter or digit, the text's next character there is not one.
+fn mentions(text: &str, term: &str) -> bool {
+    let (text, term) = (text.to_lowercase(), term.to_lowercase());
+    let word = |c: Option<char>| c.is_some_and(|c| c.is_alphanumeric() || c == '_');
+    let (open, close) = (word(term.chars().next()), word(term.chars().next_back()));
+    text.match_indices(&term).any(|(i, _)| {
+        let (before, after) = (
+            text[..i].chars().next_back(),
+            text[i + term.len()..].chars().next(),
+        );
+        !(open && word(before) || close && word(after))
+    })
+}
+
+#[test]
+fn first_screens_use_the_glossarys_plain_words() {
+    let terms = kept_off_first_screen();
+    assert!(
+        terms.len() >= 10,
+        "the glossary lists {} terms",
+        terms.len()
+    );
+    let mut found = Vec::new();
+    for lab in LABS {
+        let page = read(&results().join(format!("{lab}.md")));
+        let screen = first_screen(&page);
+        assert!(screen.contains("## Answers"), "{lab}.md: no answers");
+        found.extend(
+            terms
+                .iter()
+                .filter(|term| mentions(screen, term))
+                .map(|term| format!("{lab}.md: `{term}`")),
+        );
+    }
+    assert!(
+        found.is_empty(),
+        "terms of the details on a first screen: {found:?}"
+    );
+}
+
+#[test]
+fn a_term_is_found_as_a_word_only() {
+    assert!(mentions("the A/A twin", "a/a"));
+    assert!(mentions("case `50k-in-1-keep-1k`", "-in-"));
+    assert!(!mentions("a network", "net"));
+    assert!(!mentions("upheld", "held"));
+    assert!(mentions("0 held, 1 new", "held"));
+    let page = "intro\n## Answers\ntext\n| a |\n|---|\n| b |\n\nafter held\n";
+    assert_eq!(
+        first_screen(page),
+        "intro\n## Answers\ntext\n| a |\n|---|\n| b |\n"
+    );
 }

@@ -126,7 +126,7 @@ fn judge_on_jvm(set: &ResultSet, side: &JvmSide, claim: &Claim) -> Judged {
     let (outcome, answer) = match direction {
         Some(d) if d == want => (
             Outcome::Reproduces,
-            format!("**reproduces**{}", magnitude(claim, c.ratio)),
+            format!("**reproduces**{}", magnitude(claim, new.value / old.value)),
         ),
         _ if threads.is_some() => not_comparable(set, side, claim, threads.unwrap_or_default()),
         None => {
@@ -197,6 +197,27 @@ fn not_comparable(
     )
 }
 
+/// The arm a JMH cell's `implementation` parameter names, when its benchmark takes one.
+fn arm(cell: &crate::lab::JmhCell) -> Option<String> {
+    cell.params
+        .iter()
+        .find(|(name, _)| name == "implementation")
+        .map(|(_, value)| value.clone())
+}
+
+/// The benchmark's arms as its `implementation` parameter names them (`` (JMH `implementation`:
+/// `oldProduction` → `production`)``), when one benchmark times both designs.
+fn jmh_arms(side: &JvmSide) -> String {
+    let arms = side.benchmarks.as_ref().and_then(|b| {
+        let of = |design: &str| b.cells.iter().filter(|c| c.design == design).find_map(arm);
+        Some((of(&side.old)?, of(&side.new)?))
+    });
+    match arms {
+        Some((a, b)) => format!(", JMH `implementation` `{a}` → `{b}`"),
+        None => String::new(),
+    }
+}
+
 /// What measured the claim's two arms here: the JMH benchmark (`Class.method`, its parameters
 /// but the arm's, and the arms where a parameter tells them apart), or JOL for a footprint.
 fn measured_by(side: &JvmSide, claim: &Claim) -> Option<String> {
@@ -214,15 +235,10 @@ fn measured_by(side: &JvmSide, claim: &Claim) -> Option<String> {
         benchmarks.cell(&case, &side.old)?,
         benchmarks.cell(&case, &side.new)?,
     );
-    let arm = |cell: &crate::lab::JmhCell| {
-        cell.params
-            .iter()
-            .find(|(name, _)| name == "implementation")
-            .map(|(_, value)| value.clone())
-    };
     Some(
-        if let (true, Some(a), Some(b)) = (old.benchmark == new.benchmark, arm(old), arm(new)) {
-            format!("{}: `{a}` → `{b}`", old.label())
+        // The arms a parameter tells apart are named once, above the table ([`jmh_arms`]).
+        if old.benchmark == new.benchmark && arm(old).is_some() && arm(new).is_some() {
+            old.label()
         } else {
             let method = |cell: &crate::lab::JmhCell| {
                 cell.benchmark
@@ -286,7 +302,11 @@ fn models_cell(set: &ResultSet, side: &JvmSide, claim: &Claim) -> String {
         .iter()
         .filter_map(|m| {
             let r = model_ratio(set, claim, m)?;
-            let mark = if off(r) { " (model off)" } else { "" };
+            let mark = if off(r) {
+                " (off: decides nothing)"
+            } else {
+                ""
+            };
             Some(format!("`{}` {}{mark}", m.model, format_ratio(r)))
         })
         .collect();
@@ -323,9 +343,9 @@ fn best_rust(
         Some(best) => {
             let against = jvm.map(|j| ratio(set, j, best));
             let context = match (against, jvm) {
-                (Some(r), Some(j)) => {
-                    format!(" ({} `{}`)", format_ratio(r), j.id.implementation)
-                }
+                // The header names the arm it is over: the JVM's better one, whose value is the
+                // lower (or, for a rate, the higher) of the row's pair.
+                (Some(r), Some(_)) => format!(" ({})", format_ratio(r)),
                 _ => String::new(),
             };
             let cell = format!(
@@ -450,11 +470,12 @@ pub(super) fn check(answers: &Answers, side: &JvmSide, set: &ResultSet) -> Check
     };
     let summary = format!(
         "{} claims of the write-up, decided by its own two designs on the JVM here (`{}` → \
-         `{}`): **{} reproduce**, **{} differ with a cause measured in this run**, **{} differ \
+         `{}`{}): **{} reproduce**, **{} differ with a cause measured in this run**, **{} differ \
          — cause not established**, **{} unstable**{not_comparable}{not_measured}.",
         outcomes.len(),
         side.old,
         side.new,
+        jmh_arms(side),
         count(Outcome::Reproduces),
         count(Outcome::Explained),
         count(Outcome::NotEstablished),
@@ -554,7 +575,7 @@ fn calibration(answers: &Answers, side: &JvmSide, set: &ResultSet) -> (String, S
     let main = format!(
         "### The Rust models against their JVM originals\n\nWithin {band} of their originals: \
          {}. A model outside the band on a claim may not decide or explain it: its column above \
-         says **model off**, and a cause citing it is refused; claim by claim in the details.\n\n\
+         says **off: decides nothing**, and a cause citing it is refused; claim by claim in the details.\n\n\
          **What the lab decided.** {}",
         summary.join(", "),
         side.decision

@@ -310,9 +310,9 @@ fn show(metric: Metric, value: f64) -> String {
     }
 }
 
-/// One pair on a claim: `old → new (change, verdict agreeing/of) ✓`, the mark saying whether it
-/// went the claim's way (`want`). A change taken pass by pass says so: it is the median of the
-/// per-pass ratios, which need not be the ratio of the two medians shown.
+/// One pair on a claim: `old → new (change, verdict in agreeing of all passes) ✓`, the mark
+/// saying whether it went the claim's way (`want`). The change is the two values' own, which a
+/// reader can check; the median of the per-pass ratios the verdict rests on is in the details.
 fn pair_cell(
     metric: Metric,
     old: &Record,
@@ -323,7 +323,7 @@ fn pair_cell(
     let direction = moved(metric, c.verdict);
     let agreement = c
         .agreement
-        .map_or(String::new(), |(a, of)| format!(" {a}/{of}"));
+        .map_or(String::new(), |(a, of)| format!(" in {a} of {of} passes"));
     let verdict = match direction {
         _ if !c.ratio.is_finite() => "from 0".to_owned(),
         Some(Direction::Same) => c.verdict_text("same"),
@@ -333,10 +333,10 @@ fn pair_cell(
         ),
         None => format!("{}{agreement}", c.verdict.word()),
     };
-    let change = match (c.ratio.is_finite(), c.agreement) {
-        (false, _) => "+∞ %".to_owned(),
-        (true, Some(_)) => format!("per pass {}", format_change(c.change_percent)),
-        (true, None) => format_change(c.change_percent),
+    let change = match (old.value, new.value) {
+        (o, n) if o == n => format_change(0.0),
+        (0.0, _) => "+∞ %".to_owned(),
+        (o, n) => format_change((n / o - 1.0) * 100.0),
     };
     let mark = if direction == Some(want) {
         "✓"

@@ -59,8 +59,8 @@ pub(super) fn travel_sentence(set: &ResultSet, travel: &[Option<Travel>]) -> Str
         n => format!(", {n} new"),
     };
     let (held, moved) = (count(Travel::Held), count(Travel::Moved));
-    let (run, word) = (replaced.named(), replaced.moved());
-    format!(" Last run ({run}), those claims: {held} held, **{moved} {word}**{new}.")
+    let run = replaced.named();
+    format!(" Last run ({run}): same verdict on {held}, **another on {moved}**{new}.")
 }
 
 #[cfg(test)]

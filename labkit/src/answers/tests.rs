@@ -42,10 +42,10 @@ fn a_difference_is_explained_only_while_its_evidence_holds() {
     assert!(md.contains("**reproduces** with model"), "{md}");
     assert!(md.contains("fast allocates 1.50 per op (2.00×)"), "{md}");
     assert!(
-        md.contains("13.5 ns → 10.8 ns (per pass −20.0 %, faster 8/8) ✓"),
+        md.contains("13.5 ns → 10.8 ns (−20.0 %, faster in 8 of 8 passes) ✓"),
         "{md}"
     );
-    assert!(md.contains("(per pass +100.0 %, slower 8/8) ✗"), "{md}");
+    assert!(md.contains("(+100.0 %, slower in 8 of 8 passes) ✗"), "{md}");
     assert!(md.contains("40.0 → 30.0 ns/op (−25.0 %)"), "{md}");
 
     records[4].value = 0.5;
@@ -193,12 +193,12 @@ fn on_the_jvm_the_write_up_s_own_designs_decide_and_the_rust_ones_are_context() 
     let md = &checked.markdown;
     assert!(md.contains("**1 reproduce**"), "{md}");
     assert!(
-        md.contains("13.5 ns → 10.8 ns (per pass −20.0 %, faster 8/8) ✓"),
+        md.contains("13.5 ns → 10.8 ns (−20.0 %, faster in 8 of 8 passes) ✓"),
         "{md}"
     );
     assert!(md.contains("`rust-old` 1.20×"), "{md}");
     // The best Rust design over the JVM's better arm (jvm-new): 0.4 / 0.8.
-    assert!(md.contains("`fast` 5.40 ns (0.500× `jvm-new`)"), "{md}");
+    assert!(md.contains("`fast` 5.40 ns (0.500×)"), "{md}");
     assert!(md.contains("### The lab's own questions"), "{md}");
     assert!(md.contains("cannot be measured: the benchmark's setup has no such dataset"));
     assert!(md.contains("`rust-old` on 2 of 2 claims"), "{md}");
@@ -245,7 +245,10 @@ fn a_jvm_difference_is_explained_only_by_a_cause_of_its_direction_on_a_model_in_
     let checked = answers.check(&set(records.clone()));
     let md = &checked.markdown;
     assert!(md.contains("**differs**: new allocates 2.00"), "{md}");
-    assert!(md.contains("`rust-old` 3.00× (model off)"), "{md}");
+    assert!(
+        md.contains("`rust-old` 3.00× (off: decides nothing)"),
+        "{md}"
+    );
     assert!(
         checked.details.contains("**3.00× off**"),
         "{}",
@@ -370,7 +373,7 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
     replaced.previous = Some(Box::new(set(now.clone())));
     assert_eq!(answers.check(&replaced).travel, [Some(Travel::Held)]);
     // In the last run `fast` was slower: the row says so, and is counted apart; on this CPU it
-    // is a verdict that did not hold, on another a CPU-dependent one.
+    // is another verdict, on another CPU another verdict on another CPU.
     let mut other = now.clone();
     other[3] = passes("fast", &twice);
     let file = FILE.replacen(r#""claims": ["#, r#""verdict": "Done.", "claims": ["#, 1);
@@ -384,15 +387,15 @@ fn each_row_says_whether_its_verdict_held_in_the_run_this_one_replaced() {
     };
     says(
         set(other.clone()),
-        "**did not hold**: faster here, slower in the run of abc1234 on this CPU",
-        "Last run (abc1234, this CPU), those claims: 0 held, **1 did not hold**.",
+        "**another verdict**: faster here, slower in the run of abc1234 on this CPU",
+        "Last run (abc1234, this CPU): same verdict on 0, **another on 1**.",
     );
     let mut elsewhere = set(other);
     elsewhere.environment.cpu_model = "Other CPU".into();
     says(
         elsewhere,
-        "**CPU-dependent**: faster here, slower on the Other CPU run of abc1234",
-        "Last run (Other CPU, abc1234), those claims: 0 held, **1 CPU-dependent**.",
+        "**another verdict on another CPU**: faster here, slower on the Other CPU run of abc1234",
+        "Last run (Other CPU, abc1234): same verdict on 0, **another on 1**.",
     );
 }
 
@@ -490,10 +493,7 @@ fn on_more_threads_than_cores_a_claim_that_does_not_hold_is_not_comparable() {
         "{md}"
     );
     assert!(md.contains("**1 not comparable on 2 cores**"), "{md}");
-    assert!(
-        md.contains("`Bench.m` (-t 16): `` → ``") || md.contains("`Bench.m` (-t 16) → `m`"),
-        "{md}"
-    );
+    assert!(md.contains("`m` (-t 16) → `m`"), "{md}");
     // On as many threads as cores, the same result differs.
     answers.jvm.as_mut().unwrap().benchmarks = Some(benchmarks(2));
     let checked = answers.check(&set(records));

@@ -62,8 +62,8 @@ impl<'a> Replaced<'a> {
     /// What a verdict that went another way there is.
     pub fn moved(&self) -> &'static str {
         match self.cpu {
-            None => "did not hold",
-            Some(_) => "CPU-dependent",
+            None => "another verdict",
+            Some(_) => "another verdict on another CPU",
         }
     }
 
@@ -84,8 +84,8 @@ impl<'a> Replaced<'a> {
     }
 }
 
-/// A row's travel in words, for an answer: `held`, `new`, or where it went another way
-/// (`**CPU-dependent**: slower here, faster on the Intel Xeon run of <revision>`).
+/// A row's travel in plain words, for an answer: `same verdict`, `new`, or where it went another
+/// way (`**another verdict on another CPU**: slower here, faster on the Intel Xeon run of <revision>`).
 pub fn row_text(
     set: &ResultSet,
     metric: Metric,
@@ -99,7 +99,9 @@ pub fn row_text(
             let (moved, run) = (replaced.moved(), replaced.run());
             format!("**{moved}**: {here} here, {there} {run}")
         }
-        (Some(t), ..) => t.word().to_owned(),
+        (Some(Travel::Held), ..) => "same verdict".to_owned(),
+        (Some(Travel::Moved), ..) => "another verdict".to_owned(),
+        (Some(Travel::New), ..) => "new".to_owned(),
         (None, ..) => NEITHER.to_owned(),
     }
 }
@@ -390,12 +392,12 @@ mod tests {
                 row_text(&set, Metric::NsPerOp, &now, before.as_ref()),
             )
         };
-        assert_eq!(travel("fast"), (Some(Travel::Held), "held".into()));
+        assert_eq!(travel("fast"), (Some(Travel::Held), "same verdict".into()));
         assert_eq!(
             travel("flip"),
             (
                 Some(Travel::Moved),
-                "**did not hold**: faster here, slower in the run of abc1234 on this CPU".into()
+                "**another verdict**: faster here, slower in the run of abc1234 on this CPU".into()
             )
         );
         assert_eq!(travel("wobble").0, Some(Travel::Moved));

@@ -117,18 +117,11 @@ impl JmhCell {
         BenchCase::new(self.experiment, &self.parameter)
     }
 
-    /// The benchmark's short name and its parameters, as a page names it
-    /// (`PendingAcksMapBenchmark.removeAllUpTo` with `dataset=defaultUnacked50kEntries1Ledger`).
+    /// The benchmark's method and its parameters, as an answer row names it below the line that
+    /// names the benchmark's class and source (`removeAllUpTo` with
+    /// `dataset=defaultUnacked50kEntries1Ledger`).
     pub fn label(&self) -> String {
-        let short = self
-            .benchmark
-            .rsplit('.')
-            .take(2)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect::<Vec<_>>()
-            .join(".");
+        let short = self.benchmark.rsplit('.').next().unwrap_or_default();
         let mut words: Vec<String> = self
             .params
             .iter()
